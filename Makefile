@@ -14,11 +14,14 @@ $(PY):
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed-test: pyproject.toml | $(PY)
+# The compiled dom fast path is built by the install; rebuilt when its source changes.
+BUILD_INPUTS := pyproject.toml setup.py src/webtraj/dom/_accel.pyx
+
+$(VENV)/.installed-test: $(BUILD_INPUTS) | $(PY)
 	$(PIP) install --quiet -e ".[$(TEST_EXTRAS)]"
 	@touch $@
 
-$(VENV)/.installed-demo: pyproject.toml | $(PY)
+$(VENV)/.installed-demo: $(BUILD_INPUTS) | $(PY)
 	$(PIP) install --quiet -e ".[$(DEMO_EXTRAS)]"
 	@touch $@
 
@@ -28,7 +31,7 @@ chromium:
 	@bash scripts/ensure-chromium.sh
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks setup.py
 
 test: $(VENV)/.installed-test chromium lint
 	$(VENV)/bin/pytest -q
@@ -41,3 +44,4 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist src/*.egg-info
+	rm -f src/webtraj/dom/_accel.c src/webtraj/dom/_accel.html src/webtraj/dom/_accel.*.so

@@ -6,7 +6,9 @@ flat, and times for each page:
 
 - the floor: a bare lxml parse of the page;
 - the pipeline: parse + id index + ranking text of every candidate + pruning around the
-  top-50 candidates + the first tournament round's prompts (10 groups of 5).
+  top-50 candidates + the first tournament round's prompts (10 groups of 5), through
+  `CleanedPage` (the compiled fast path when built; WEBTRAJ_DOM_PURE=1 measures the
+  pure-Python reference).
 
 Times are CPU seconds of the worker processes (so other load on the machine does not count);
 the pipeline time on N cores is the CPU total divided by N. Prints absolute times, the
@@ -29,8 +31,7 @@ import time
 from lxml import etree
 
 from webtraj.agents.mindact.prompt import build_choice_prompt
-from webtraj.dom.candidate_text import candidate_texts
-from webtraj.dom.cleaned import index_ids, parse_cleaned_html
+from webtraj.dom.page import ACCEL_STATUS, CleanedPage, accelerated_default
 from webtraj.formats.mind2web.records import M2WStep, Operation
 from webtraj.formats.mind2web.synthetic import element_count, synthetic_page
 
@@ -59,23 +60,20 @@ def run_chunk(args: tuple[int, int, int, float]) -> dict[str, float | list[int]]
         t0 = time.process_time()
         # Every 800th page is one of the largest (~19k elements, ~1.4 MB), as in the data.
         n_el = 19000 if i % 800 == 400 else element_count(rng, hi=16000)
-        page, target = synthetic_page(rng, n_el,
+        synth, target = synthetic_page(rng, n_el,
                                       ("button", "Search hotels Paris", {"type": "submit"}),
                                       first_id=1000)
-        data = page.html.encode()
-        cands = [b for b in page.ids if page.tags[b] in ("a", "button", "input", "select")
+        data = synth.html.encode()
+        cands = [b for b in synth.ids if synth.tags[b] in ("a", "button", "input", "select")
                  or rng.random() < share]
         top = [target] + rng.sample(cands, min(TOP_K - 1, len(cands)))
         t1 = time.process_time()
         etree.fromstring(data, parser)
         t2 = time.process_time()
-        root = parse_cleaned_html(data)
-        index = index_ids(root)
-        texts = candidate_texts(root, cands, index=index)
-        meta_cache: dict[str, str] = {}
+        page = CleanedPage.parse(data)
+        texts = page.candidate_texts(cands)
         for g in range(0, len(top), GROUP):
-            p = build_choice_prompt(step, root, top[g:g + GROUP], index=index,
-                                    meta_cache=meta_cache)
+            p = build_choice_prompt(step, page, top[g:g + GROUP])
             out["prompt_chars"] += len(p.text)
             out["prompts"] += 1
         t3 = time.process_time()
@@ -83,7 +81,7 @@ def run_chunk(args: tuple[int, int, int, float]) -> dict[str, float | list[int]]
         out["floor"] += t2 - t1
         out["pipeline"] += t3 - t2
         out["sizes"].append(len(data))
-        out["elements"].append(len(page.ids))
+        out["elements"].append(len(synth.ids))
         out["cands"] += len(texts)
     out["rss_mb"] = _peak_rss_mb()
     return out
@@ -126,6 +124,8 @@ def main() -> int:
     ratio = pipeline / floor if floor else float("inf")
     rss = max(max(p["rss_mb"] for p in parts), _peak_rss_mb())
     print(f"steps              {args.steps} on {workers} worker process(es)")
+    print(f"dom implementation {'compiled' if accelerated_default() else 'pure Python'}"
+          f"{'' if accelerated_default() else ' (' + ACCEL_STATUS + ')'}")
     print(f"page size          mean {statistics.mean(sizes) / 1e3:.0f} kB, "
           f"max {max(sizes) / 1e6:.2f} MB, total {sum(sizes) / 1e9:.2f} GB")
     print(f"elements per page  mean {statistics.mean(elements):.0f}, "

@@ -69,7 +69,7 @@ class _Paths:
         aw = _el_attr_words(el)
         tag = el.tag
         # Bare wrappers (`div`, `span` with nothing salient) add only noise to the path.
-        if tag in ("html", "body") or (not aw and tag in _WRAPPERS):
+        if tag in ("html", "body") or (not aw and tag in _WRAPPERS) or self.depth <= 0:
             out = up
         else:
             labels = ((f"{tag} {aw}" if aw else str(tag)), *up[0])[: self.depth]

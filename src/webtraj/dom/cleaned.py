@@ -34,6 +34,9 @@ _ALL_WITH_ID = etree.XPath("//*[@backend_node_id]")
 
 
 def index_ids(root: etree._Element) -> dict[str, etree._Element]:
-    """backend_node_id -> element (first occurrence wins, as an XPath lookup would). Both
-    lists come from libxml2 in document order; reversing makes the first occurrence win."""
-    return dict(zip(reversed(_ALL_IDS(root)), reversed(_ALL_WITH_ID(root)), strict=True))
+    """backend_node_id -> element (first occurrence wins, as an XPath lookup would; an empty
+    id is no id). Both lists come from libxml2 in document order; reversing makes the first
+    occurrence win."""
+    index = dict(zip(reversed(_ALL_IDS(root)), reversed(_ALL_WITH_ID(root)), strict=True))
+    index.pop("", None)
+    return index

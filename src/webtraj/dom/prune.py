@@ -64,19 +64,19 @@ def keep_set(candidates: Iterable[str], index: Mapping[str, etree._Element], *,
     return keep
 
 
-def _meta(el: etree._Element, bid: str, cache: dict[str, str] | None) -> tuple[bool, str]:
-    """(has attributes besides the id, meta words); cached per page by id."""
-    if cache is not None and bid and bid in cache:
-        meta = cache[bid]
-    else:
+def _meta(el: etree._Element, bid: str,
+          cache: dict[etree._Element, str] | None) -> tuple[bool, str]:
+    """(has attributes besides the id, meta words); cached per page by element."""
+    meta = cache.get(el) if cache is not None else None
+    if meta is None:
         meta = meta_words(dict(el.items()))
-        if cache is not None and bid:
-            cache[bid] = meta
+        if cache is not None:
+            cache[el] = meta
     return (len(el.attrib) > (1 if bid else 0)), meta
 
 
 def _build(el: etree._Element, keep: set[str], cands: set[str], is_root: bool,
-           cache: dict[str, str] | None) -> list[PNode | str]:
+           cache: dict[etree._Element, str] | None) -> list[PNode | str]:
     """The pruned form of `el`: [] if dropped, [node] if kept, or its hoisted child."""
     bid = el.get(ID_ATTR, "")
     if bid not in keep and not is_root:
@@ -92,7 +92,7 @@ def _build(el: etree._Element, keep: set[str], cands: set[str], is_root: bool,
         elif child.get(ID_ATTR, "") in keep and isinstance(tag, str):
             children.extend(_build(child, keep, cands, False, cache))
     has_attrs, meta = _meta(el, bid, cache)
-    cand = bid if bid in cands else None
+    cand = bid if bid and bid in cands else None
     if not is_root and cand is None and not has_attrs and not has_text and len(children) <= 1:
         return children
     return [PNode(str(el.tag), cand, meta, children)]
@@ -101,7 +101,7 @@ def _build(el: etree._Element, keep: set[str], cands: set[str], is_root: bool,
 def prune_tree(root: etree._Element, candidates: Iterable[str], *,
                index: Mapping[str, etree._Element] | None = None, max_depth: int = 5,
                max_children: int = 50, max_sibling: int = 3,
-               meta_cache: dict[str, str] | None = None) -> PNode:
+               meta_cache: dict[etree._Element, str] | None = None) -> PNode:
     """`meta_cache` (one dict per page) saves re-reading attributes across prompts."""
     cands = [str(c) for c in candidates]
     index = index if index is not None else index_ids(root)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from webtraj.dom.candidate_text import attributes_text, candidate_texts
-from webtraj.dom.cleaned import DomParseError, index_ids, parse_cleaned_html
+from webtraj.dom.candidate_text import attributes_text
+from webtraj.dom.cleaned import DomParseError
+from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 from webtraj.rank.query import build_query
 from webtraj.rank.ranks_file import StepRanking
@@ -27,14 +28,14 @@ def step_candidate_texts(step: M2WStep, issues: IssueLog | None = None) -> dict[
     if not step.cleaned_html:
         return {i: fallback[i] for i in ids}
     try:
-        root = parse_cleaned_html(step.cleaned_html)
+        page = CleanedPage.parse(step.cleaned_html)
     except DomParseError as exc:
         if issues is not None:
             issues.report(step.source, f"{exc}; ranked on candidate attributes",
                           action_uid=step.action_uid, annotation_id=step.annotation_id,
                           field="cleaned_html")
         return {i: fallback[i] for i in ids}
-    return candidate_texts(root, ids, index=index_ids(root), fallback=fallback)
+    return page.candidate_texts(ids, fallback=fallback)
 
 
 def ranks_from_scores(ids: Sequence[str], scores: Sequence[float]) -> dict[str, int]:

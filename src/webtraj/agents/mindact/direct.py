@@ -6,7 +6,8 @@ from __future__ import annotations
 from webtraj.agents.mindact.answer import parse_direct
 from webtraj.agents.mindact.prompt import build_direct_prompt
 from webtraj.agents.mindact.tournament import Ask, top_candidates
-from webtraj.dom.cleaned import DomParseError, index_ids, parse_cleaned_html
+from webtraj.dom.cleaned import DomParseError
+from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.predictions import StepPrediction
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 
@@ -15,15 +16,14 @@ async def run_direct(step: M2WStep, ask: Ask, *, top_k: int = 50,
                      issues: IssueLog | None = None, previous_k: int = 5) -> StepPrediction:
     base = {"annotation_id": step.annotation_id, "action_uid": step.action_uid}
     try:
-        root = parse_cleaned_html(step.cleaned_html or "")
+        page = CleanedPage.parse(step.cleaned_html or "")
     except DomParseError as exc:
         if issues is not None:
             issues.report(step.source, f"{exc}; no prediction", action_uid=step.action_uid,
                           annotation_id=step.annotation_id, field="cleaned_html")
         return StepPrediction(**base, meta={"reason": "unparseable cleaned_html"})
-    index = index_ids(root)
-    cands = [c for c in top_candidates(step, top_k) if c in index]
-    prompt = build_direct_prompt(step, root, cands, index=index, previous_k=previous_k)
+    cands = [c for c in top_candidates(step, top_k) if c in page.index]
+    prompt = build_direct_prompt(step, page, cands, previous_k=previous_k)
     reply = await ask(prompt.text)
     ans = parse_direct(reply)
     element = prompt.numbers.get(ans.element_number) if ans.element_number is not None else None

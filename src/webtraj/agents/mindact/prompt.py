@@ -4,13 +4,10 @@ the compact bracketed tree; the question lists the task, the recent actions and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lxml import etree
-
-from webtraj.dom.prune import prune_tree
-from webtraj.dom.tree_repr import tree_repr
+from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.records import M2WStep
 
 SYSTEM_PROMPT = (
@@ -53,12 +50,9 @@ def _header(step: M2WStep, previous_k: int) -> str:
             f"Actions done so far:\n{_history(step, previous_k)}\n")
 
 
-def build_choice_prompt(step: M2WStep, root: etree._Element, candidate_ids: Sequence[str], *,
-                        index: Mapping[str, etree._Element] | None = None,
-                        previous_k: int = 5,
-                        meta_cache: dict[str, str] | None = None) -> ChoicePrompt:
-    pruned = prune_tree(root, candidate_ids, index=index, meta_cache=meta_cache)
-    tr = tree_repr(pruned)
+def build_choice_prompt(step: M2WStep, page: CleanedPage, candidate_ids: Sequence[str], *,
+                        previous_k: int = 5) -> ChoicePrompt:
+    tr = page.pruned_tree(candidate_ids)
     # Page order (the order of id=N), as the option letters follow the page.
     choices = [(cid, (tr.choices or {})[cid]) for cid in tr.id_mapping]
     options = ["A. None of the above"]
@@ -76,12 +70,9 @@ class DirectPrompt:
     numbers: dict[int, str]
 
 
-def build_direct_prompt(step: M2WStep, root: etree._Element, candidate_ids: Sequence[str], *,
-                        index: Mapping[str, etree._Element] | None = None,
-                        previous_k: int = 5,
-                        meta_cache: dict[str, str] | None = None) -> DirectPrompt:
-    pruned = prune_tree(root, candidate_ids, index=index, meta_cache=meta_cache)
-    tr = tree_repr(pruned)
+def build_direct_prompt(step: M2WStep, page: CleanedPage, candidate_ids: Sequence[str], *,
+                        previous_k: int = 5) -> DirectPrompt:
+    tr = page.pruned_tree(candidate_ids)
     text = (f"```\n{tr.text}\n```\n\n" + _header(step, previous_k)
             + "What is the next action?\n" + DIRECT_FORMAT)
     return DirectPrompt(text, {n: bid for bid, n in tr.id_mapping.items()})

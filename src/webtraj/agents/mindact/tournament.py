@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from webtraj.agents.mindact.answer import parse_choice
 from webtraj.agents.mindact.prompt import build_choice_prompt
-from webtraj.dom.cleaned import DomParseError, index_ids, parse_cleaned_html
+from webtraj.dom.cleaned import DomParseError
+from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.predictions import StepPrediction
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 from webtraj.model.base import FrozenModel
@@ -64,24 +65,21 @@ async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int =
                          group_size: int = GROUP_SIZE, issues: IssueLog | None = None,
                          previous_k: int = 5) -> StepPrediction:
     try:
-        root = parse_cleaned_html(step.cleaned_html or "")
+        page = CleanedPage.parse(step.cleaned_html or "")
     except DomParseError as exc:
         if issues is not None:
             issues.report(step.source, f"{exc}; no prediction", action_uid=step.action_uid,
                           annotation_id=step.annotation_id, field="cleaned_html")
         return _no_prediction(step, "unparseable cleaned_html")
-    index = index_ids(root)
-    queue = [c for c in top_candidates(step, top_k) if c in index]
+    queue = [c for c in top_candidates(step, top_k) if c in page.index]
     step_rng(seed, step).shuffle(queue)
     trace = TournamentTrace()
     final: tuple[str, str, str] | None = None
-    meta_cache: dict[str, str] = {}
     single = len(queue) == 1
     while len(queue) > 1 or single:
         single = False
         group, queue = queue[:group_size], queue[group_size:]
-        prompt = build_choice_prompt(step, root, group, index=index, previous_k=previous_k,
-                                     meta_cache=meta_cache)
+        prompt = build_choice_prompt(step, page, group, previous_k=previous_k)
         reply = await ask(prompt.text)
         ans = parse_choice(reply)
         if not ans.readable:

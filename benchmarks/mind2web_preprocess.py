@@ -124,8 +124,8 @@ def main() -> int:
     ratio = pipeline / floor if floor else float("inf")
     rss = max(max(p["rss_mb"] for p in parts), _peak_rss_mb())
     print(f"steps              {args.steps} on {workers} worker process(es)")
-    print(f"dom implementation {'compiled' if accelerated_default() else 'pure Python'}"
-          f"{'' if accelerated_default() else ' (' + ACCEL_STATUS + ')'}")
+    print(f"dom implementation {'compiled' if accelerated_default() else 'pure Python'} "
+          f"({ACCEL_STATUS})")
     print(f"page size          mean {statistics.mean(sizes) / 1e3:.0f} kB, "
           f"max {max(sizes) / 1e6:.2f} MB, total {sum(sizes) / 1e9:.2f} GB")
     print(f"elements per page  mean {statistics.mean(elements):.0f}, "

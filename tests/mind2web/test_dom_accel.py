@@ -172,3 +172,23 @@ def test_index_is_a_read_only_mapping_of_first_occurrences():
     with pytest.raises(KeyError):
         fast["3"]
     assert dict(fast.items()) == index_ids(root)
+
+
+def test_meta_words_order_caps_and_unicode_lowercasing():
+    five = "Alpha beta GAMMA delta epsilon zeta"
+    attrs = {name: f"{name} {five}" for name in
+             ("class", "role", "aria_role", "type", "alt", "aria_description", "aria_label",
+              "label", "title", "name", "text_value", "value", "placeholder")}
+    attrs.update({"input_checked": "HTTP://Example", "input_value": "Presentation",
+                  "option_selected": "averyveryverylongword short"})
+    cases = [attrs, {"title": "\u00c9COLE \u0130stanbul", "alt": "caf\u00e9 \u00c9COLE"},
+             {"role": "Button", "aria_role": "button", "type": " none "}]
+    for i, case in enumerate(cases):
+        attr_s = "".join(f" {k}={quoteattr(v)}" for k, v in case.items())
+        root = parse_cleaned_html(f"<html backend_node_id='1'><body backend_node_id='2'>"
+                                  f"<button backend_node_id='3'{attr_s}><text>go</text></button>"
+                                  f"<a backend_node_id='4'><text>x</text></a></body></html>")
+        fast, ref = _pair(root)
+        a, b = fast.pruned_tree(["3", "4"]), ref.pruned_tree(["3", "4"])
+        assert (a.text, a.choices) == (b.text, b.choices), i
+    assert len(a.text.split()) > 8  # the last case: both heads and their texts are there

@@ -14,7 +14,8 @@ compare the two on generated and real pages."""
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcmp, memcpy, strcmp, strlen, strncasecmp
+from libc.stdio cimport snprintf
+from libc.string cimport memcmp, memcpy, memmove, strcmp, strlen, strncasecmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -43,10 +44,13 @@ cdef inline str _str(const_xmlChar* s):
     return (<const char*>s).decode("utf-8")
 
 
+cdef inline bint _eq(const_xmlChar* a, const char* b) noexcept nogil:
+    return a[0] == b[0] and strcmp(<const char*>a, b) == 0
+
+
 cdef inline bint _named(xmlNode* n, const char* name) noexcept nogil:
     """An element called `name` in no namespace."""
-    return n.type == tree.XML_ELEMENT_NODE and n.ns == NULL and strcmp(
-        <const char*>n.name, name) == 0
+    return n.type == tree.XML_ELEMENT_NODE and n.ns == NULL and _eq(n.name, name)
 
 
 cdef inline bint _is_text_el(xmlNode* n) noexcept nogil:
@@ -103,7 +107,7 @@ cdef str _attr_value(xmlAttr* a):
 cdef inline xmlAttr* _id_attr(xmlNode* n) noexcept nogil:
     cdef xmlAttr* a = n.properties
     while a != NULL:
-        if a.ns == NULL and strcmp(<const char*>a.name, _ID_NAME) == 0:
+        if a.ns == NULL and _eq(a.name, _ID_NAME):
             return a
         a = a.next
     return NULL
@@ -144,12 +148,22 @@ cdef struct Slot:
     xmlNode* node
 
 
+cdef struct Placed:
+    # An element and its slot, in the node table.
+    xmlNode* node
+    Py_ssize_t slot
+
+
+cdef inline Py_ssize_t _ptr_hash(xmlNode* n, Py_ssize_t mask) noexcept nogil:
+    return <Py_ssize_t>(((<uint64_t><size_t>n >> 4) * 11400714819323198485ULL) >> 24) & mask
+
+
 cdef class NodeIndex:
     """backend_node_id -> element of one parsed page (first occurrence in document order
     wins, empty ids are no ids: as `cleaned.index_ids`). A read-only mapping; the compiled
     functions read its nodes directly. It keeps the page alive and assumes the tree is not
     modified afterwards. Each distinct id has a slot number; elements without an id share
-    the slot `len(index)`."""
+    the slot `len(index)`. Two C hash tables: id bytes -> slot, element -> slot."""
 
     cdef readonly object root
     cdef cetree._Document _doc
@@ -157,77 +171,100 @@ cdef class NodeIndex:
     cdef Py_ssize_t _n
     cdef Py_ssize_t* _table
     cdef Py_ssize_t _mask
+    cdef Placed* _placed
+    cdef Py_ssize_t _placed_mask
     # Values that are not one text node, as UTF-8 bytes the slots point into.
     cdef list _owned
-    # Per slot, the meta words of the element the slot indexes.
-    cdef list _meta
 
     def __cinit__(self, root):
         if not isinstance(root, cetree._Element):
             raise TypeError("NodeIndex needs an lxml element")
         cdef xmlNode* top = cetree.rootNodeOrRaise(root)._c_node
         cdef xmlNode* c = top
-        cdef Py_ssize_t cap = 0, size, i
+        cdef Py_ssize_t cap = 0, count = 0, size, i, k
+        cdef Slot* all_ = NULL
         cdef Slot* grown
         cdef xmlAttr* a
         cdef const char* key
         self.root = root
         self._doc = (<cetree._Element>root)._doc
         self._owned = []
-        self._n = 0
-        while c != NULL:
-            a = _id_attr(c)
-            if a != NULL:
-                if _simple_value(a):
-                    key = <const char*>a.children.content
-                    size = <Py_ssize_t>strlen(key)
-                else:
-                    raw = _attr_value(a).encode("utf-8")
-                    self._owned.append(raw)
-                    key = <const char*>raw
-                    size = len(raw)
-                if size:
-                    if self._n == cap:
-                        cap = cap * 2 + 256
-                        grown = <Slot*>realloc(self._slots, cap * sizeof(Slot))
-                        if grown == NULL:
-                            raise MemoryError()
-                        self._slots = grown
-                    self._slots[self._n].key = key
-                    self._slots[self._n].size = size
-                    self._slots[self._n].node = c
-                    self._n += 1
-            c = _next_in_subtree(c, top)
-        self._build_table()
-        self._meta = [None] * (self._n + 1)
+        try:
+            # Every element with its id bytes (size 0: no id), in document order.
+            while c != NULL:
+                if count == cap:
+                    cap = cap * 2 + 1024
+                    grown = <Slot*>realloc(all_, cap * sizeof(Slot))
+                    if grown == NULL:
+                        raise MemoryError()
+                    all_ = grown
+                key = NULL
+                size = 0
+                a = _id_attr(c)
+                if a != NULL:
+                    if _simple_value(a):
+                        key = <const char*>a.children.content
+                        size = <Py_ssize_t>strlen(key)
+                    elif a.children != NULL:
+                        raw = _attr_value(a).encode("utf-8")
+                        self._owned.append(raw)
+                        key = <const char*>raw
+                        size = len(raw)
+                all_[count].key = key
+                all_[count].size = size
+                all_[count].node = c
+                count += 1
+                c = _next_in_subtree(c, top)
+            self._build_tables(all_, count)
+        finally:
+            free(all_)
 
-    cdef void _build_table(self) except *:
-        """Open addressing; duplicates keep their first slot, later ones are dropped."""
-        cdef Py_ssize_t size = 16, i, j, k = 0
-        cdef Slot s
-        while size < 2 * self._n:
-            size *= 2
-        self._table = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
-        if self._table == NULL:
+    cdef void _build_tables(self, Slot* all_, Py_ssize_t count) except *:
+        cdef Py_ssize_t size = 16, i, j, k
+        cdef Py_ssize_t* slot_of = <Py_ssize_t*>malloc((count + 1) * sizeof(Py_ssize_t))
+        if slot_of == NULL:
             raise MemoryError()
-        for i in range(size):
-            self._table[i] = -1
-        self._mask = size - 1
-        for i in range(self._n):
-            s = self._slots[i]
-            if self._find(s.key, s.size) >= 0:
-                continue
-            self._slots[k] = s
-            j = <Py_ssize_t>(_hash(s.key, s.size) & <uint64_t>self._mask)
-            while self._table[j] >= 0:
-                j = (j + 1) & self._mask
-            self._table[j] = k
-            k += 1
-        self._n = k
+        try:
+            while size < 2 * count:
+                size *= 2
+            self._slots = <Slot*>malloc((count + 1) * sizeof(Slot))
+            self._table = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
+            self._placed = <Placed*>calloc(size, sizeof(Placed))
+            if self._slots == NULL or self._table == NULL or self._placed == NULL:
+                raise MemoryError()
+            self._mask = self._placed_mask = size - 1
+            for i in range(size):
+                self._table[i] = -1
+            # Ids: a slot per distinct id, first occurrence first.
+            self._n = 0
+            for i in range(count):
+                if all_[i].size == 0:
+                    slot_of[i] = -1
+                    continue
+                k = self._find(all_[i].key, all_[i].size)
+                if k < 0:
+                    k = self._n
+                    self._slots[k] = all_[i]
+                    j = <Py_ssize_t>(_hash(all_[i].key, all_[i].size) & <uint64_t>self._mask)
+                    while self._table[j] >= 0:
+                        j = (j + 1) & self._mask
+                    self._table[j] = k
+                    self._n += 1
+                slot_of[i] = k
+            # Elements: each one's slot, `self._n` for elements without an id.
+            for i in range(count):
+                j = _ptr_hash(all_[i].node, self._placed_mask)
+                while self._placed[j].node != NULL:
+                    j = (j + 1) & self._placed_mask
+                self._placed[j].node = all_[i].node
+                self._placed[j].slot = self._n if slot_of[i] < 0 else slot_of[i]
+        finally:
+            free(slot_of)
 
     def __dealloc__(self):
         free(self._slots)
         free(self._table)
+        free(self._placed)
 
     cdef inline Py_ssize_t _find(self, const char* key, Py_ssize_t size) noexcept:
         cdef Py_ssize_t j = <Py_ssize_t>(_hash(key, size) & <uint64_t>self._mask)
@@ -251,19 +288,14 @@ cdef class NodeIndex:
             return -1
         return self._find(s, size)
 
-    cdef Py_ssize_t slot_of_node(self, xmlNode* n) except -2:
-        """The slot of an element's id; `self._n` when it has none."""
-        cdef xmlAttr* a = _id_attr(n)
-        cdef const char* s
-        cdef Py_ssize_t k
-        if a == NULL:
-            return self._n
-        if _simple_value(a):
-            s = <const char*>a.children.content
-            k = self._find(s, <Py_ssize_t>strlen(s))
-        else:
-            k = self.slot_of_key(_attr_value(a))
-        return self._n if k < 0 else k
+    cdef Py_ssize_t slot_of_node(self, xmlNode* n) noexcept:
+        """The slot of an element's id; `self._n` when it has none (or is not in the page)."""
+        cdef Py_ssize_t j = _ptr_hash(n, self._placed_mask)
+        while self._placed[j].node != NULL:
+            if self._placed[j].node == n:
+                return self._placed[j].slot
+            j = (j + 1) & self._placed_mask
+        return self._n
 
     cdef inline str key_of(self, Py_ssize_t k):
         return self._slots[k].key[:self._slots[k].size].decode("utf-8")
@@ -300,16 +332,6 @@ cdef class NodeIndex:
 
     def values(self):
         return [cetree.elementFactory(self._doc, self._slots[k].node) for k in range(self._n)]
-
-    cdef str meta(self, xmlNode* n, Py_ssize_t k):
-        """Meta words of an element, kept per slot for the element the slot indexes."""
-        if k < self._n and self._slots[k].node == n:
-            m = self._meta[k]
-            if m is None:
-                m = _meta_words(n)
-                self._meta[k] = m
-            return <str>m
-        return _meta_words(n)
 
 
 # ---------------------------------------------------------------- candidate texts
@@ -404,7 +426,7 @@ for _i, _name in enumerate(_SALIENT):
 cdef inline bint _salient_name(const char* name) noexcept nogil:
     cdef int i
     for i in range(15):
-        if strcmp(_SALIENT_C[i], name) == 0:
+        if _eq(<const_xmlChar*>name, _SALIENT_C[i]):
             return True
     return False
 
@@ -512,26 +534,25 @@ cdef int _put_text_words(Buf* b, xmlNode* top, int max_words) except -1:
     return 0
 
 
-cdef inline bint _pathless(xmlNode* n, int attr_words) noexcept nogil:
-    """html, body and bare div/span wrappers add nothing to a path."""
-    if n.ns != NULL:
-        return False
-    if strcmp(<const char*>n.name, b"html") == 0 or strcmp(<const char*>n.name, b"body") == 0:
-        return True
-    return attr_words == 0 and (strcmp(<const char*>n.name, b"div") == 0
-                                or strcmp(<const char*>n.name, b"span") == 0)
+cdef inline bint _wrapper(xmlNode* n) noexcept nogil:
+    return n.ns == NULL and (_eq(n.name, b"div") or _eq(n.name, b"span"))
 
 
 cdef int _put_path(Buf* b, xmlNode* n, int depth) except -1:
     """` | label > label ...` of `n` and its ancestors, nearest first (candidate_text._Paths):
-    a label is the tag and its attribute words."""
+    a label is the tag and its attribute words; html, body and bare div/span wrappers add
+    nothing."""
     cdef int count = 0
     cdef Py_ssize_t mark
     while n != NULL and count < depth:
+        if n.ns == NULL and (_eq(n.name, b"html") or _eq(n.name, b"body") or (
+                (n.properties == NULL or n.properties.next == NULL) and _wrapper(n))):
+            n = _parent_element(n)
+            continue
         mark = b.size
         _put_str(b, " | " if count == 0 else " > ")
         _put_tag(b, n)
-        if _pathless(n, _put_attr_words(b, n, True)):
+        if _put_attr_words(b, n, True) == 0 and _wrapper(n):
             b.size = mark
         else:
             count += 1
@@ -570,14 +591,23 @@ def candidate_texts(NodeIndex index, ids, fallback, int max_words, int path_dept
 
 # ---------------------------------------------------------------- pruning
 
+cdef const char* _REPR_C[16]
+for _i, _name in enumerate(_REPR_ATTRIBUTES):
+    _REPR_C[_i] = PyUnicode_AsUTF8AndSize(_name, NULL)
+
+cdef const char* _DULL_C[6]
+_DULL_C[0] = b"hidden"; _DULL_C[1] = b"none"; _DULL_C[2] = b"presentation"
+_DULL_C[3] = b"null"; _DULL_C[4] = b"undefined"; _DULL_C[5] = NULL
+
+
 cdef str _meta_words(xmlNode* n, int max_value_words=5, int max_words=20):
-    """meta.meta_words over the element's attributes."""
+    """meta.meta_words over the element's attributes (any text; see `_put_meta`)."""
     cdef xmlAttr* a = n.properties
     cdef dict attrs = None
     cdef set seen
     cdef list parts
     while a != NULL:
-        if a.ns == NULL and strcmp(<const char*>a.name, _ID_NAME) != 0:
+        if a.ns == NULL and not _eq(a.name, _ID_NAME):
             name = _str(a.name)
             if name in _REPR_SET:
                 if attrs is None:
@@ -602,13 +632,184 @@ cdef str _meta_words(xmlNode* n, int max_value_words=5, int max_words=20):
     return " ".join(" ".join(parts).split()[:max_words])
 
 
-cdef class _Pruner:
-    """prune.keep_set + prune._build for one set of candidates; kept and candidate ids are
-    bitmaps over the index's slots."""
+cdef int _put_meta(Buf* b, xmlNode* n) except -1:
+    """` ` + meta.meta_words(attributes), or nothing when empty. ASCII values are handled
+    here (lower-casing and word lengths are bytewise); other text goes through
+    `_meta_words`, which lower-cases and counts characters as Python does."""
+    cdef xmlAttr* found[16]
+    cdef xmlAttr* a = n.properties
+    cdef Py_ssize_t seen_at[16]
+    cdef Py_ssize_t seen_len[16]
+    cdef const unsigned char* v
+    cdef const unsigned char* end
+    cdef const unsigned char* w
+    cdef Py_ssize_t mark, start, size
+    cdef int i, j, seen = 0, words = 0, value_words
+    cdef bint any_ = False, dup
+    for i in range(16):
+        found[i] = NULL
+    while a != NULL:
+        if a.ns == NULL:
+            for i in range(16):
+                if _eq(a.name, _REPR_C[i]):
+                    if not _simple_value(a):
+                        return _put_meta_str(b, n)
+                    v = <const unsigned char*>a.children.content
+                    while v[0] != 0:
+                        if v[0] >= 0x80:
+                            return _put_meta_str(b, n)
+                        v += 1
+                    found[i] = a
+                    any_ = True
+                    break
+        a = a.next
+    if not any_:
+        return 0
+    for i in range(16):
+        if found[i] == NULL or words >= 20:
+            continue
+        v = <const unsigned char*>found[i].children.content
+        end = v + strlen(<const char*>v)
+        # The whole lower-cased value is a dull word, or a URL.
+        if end - v >= 4 and strncasecmp(<const char*>v, b"http", 4) == 0:
+            continue
+        j = 0
+        while _DULL_C[j] != NULL and not (
+                <Py_ssize_t>strlen(_DULL_C[j]) == end - v
+                and strncasecmp(<const char*>v, _DULL_C[j], end - v) == 0):
+            j += 1
+        if _DULL_C[j] != NULL:
+            continue
+        # Its first 5 words shorter than 15 characters, lower-cased.
+        mark = b.size
+        _put(b, " ", 1)
+        start = b.size
+        value_words = 0
+        while v < end and value_words < 5:
+            if _space_len(v, end):
+                v += 1
+                continue
+            w = v
+            while v < end and not _space_len(v, end):
+                v += 1
+            if v - w < 15:
+                if value_words:
+                    _put(b, " ", 1)
+                for j in range(v - w):
+                    _put_char(b, <char>(w[j] + 32 if 65 <= w[j] <= 90 else w[j]))
+                value_words += 1
+        size = b.size - start
+        dup = size == 0
+        j = 0
+        while not dup and j < seen:
+            dup = seen_len[j] == size and memcmp(b.data + seen_at[j], b.data + start, size) == 0
+            j += 1
+        if dup:
+            b.size = mark
+            continue
+        # At most 20 words in all.
+        if words + value_words > 20:
+            b.size = start + _prefix_words(b.data + start, size, 20 - words)
+            value_words = 20 - words
+        seen_at[seen] = start
+        seen_len[seen] = size
+        seen += 1
+        words += value_words
+    return 0
+
+
+cdef inline int _put_char(Buf* b, char c) except -1:
+    if b.size == b.cap:
+        _put(b, &c, 1)
+    else:
+        b.data[b.size] = c
+        b.size += 1
+    return 0
+
+
+cdef Py_ssize_t _prefix_words(const char* s, Py_ssize_t n, int k) noexcept:
+    """Length of the first `k` words of single-space separated `s`."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if s[i] == 32:
+            k -= 1
+            if k == 0:
+                return i
+    return n
+
+
+cdef int _put_meta_str(Buf* b, xmlNode* n) except -1:
+    meta = _meta_words(n)
+    if meta:
+        raw = (" " + meta).encode("utf-8")
+        _put(b, raw, len(raw))
+    return 0
+
+
+cdef int _put_text_piece(Buf* b, xmlNode* text_el, int max_words) except -1:
+    """The first `max_words` words of a `<text>` element's text, `"` read as a space (as
+    tree_repr writes it), each token after a space."""
+    cdef xmlNode* t = text_el.children
+    cdef const unsigned char* p
+    cdef const unsigned char* end
+    cdef int count = 0, k
+    cdef bint in_word = False, pending = False
+    while t != NULL:
+        if t.type == tree.XML_TEXT_NODE or t.type == tree.XML_CDATA_SECTION_NODE:
+            if t.content == NULL:
+                t = t.next
+                continue
+            p = <const unsigned char*>t.content
+            end = p + strlen(<const char*>p)
+            while p < end:
+                k = _space_len(p, end)
+                if k:
+                    in_word = False
+                    p += k
+                    continue
+                if not in_word:
+                    if count >= max_words:
+                        return 0
+                    count += 1
+                    in_word = True
+                    pending = True
+                if p[0] == 34:  # "
+                    pending = True
+                else:
+                    if pending:
+                        _put(b, " ", 1)
+                        pending = False
+                    _put_char(b, <char>p[0])
+                p += 1
+        elif t.type != tree.XML_XINCLUDE_START and t.type != tree.XML_XINCLUDE_END:
+            break
+        t = t.next
+    return 0
+
+
+cdef struct Span:
+    Py_ssize_t slot
+    Py_ssize_t start
+    Py_ssize_t end
+
+
+cdef class _PrunedTree:
+    """prune.keep_set, prune._build and tree_repr for one set of candidates, written
+    straight into a UTF-8 buffer. Kept and candidate ids are bitmaps over the index's slots.
+
+    A node that may be hoisted (no id shown, no attributes, no text) writes its children
+    first; its tags are added around them only when it turns out to have two or more."""
 
     cdef NodeIndex index
     cdef unsigned char* keep
     cdef unsigned char* cand
+    cdef Buf b
+    cdef Span* spans
+    cdef Py_ssize_t n_spans
+    cdef Py_ssize_t cap_spans
+    cdef bint brackets
+    cdef int text_words
+    cdef dict ids
 
     def __cinit__(self, NodeIndex index):
         self.index = index
@@ -620,11 +821,14 @@ cdef class _Pruner:
     def __dealloc__(self):
         free(self.keep)
         free(self.cand)
+        free(self.b.data)
+        free(self.spans)
 
-    cdef void mark(self, xmlNode* n) except *:
+    cdef void mark(self, xmlNode* n) noexcept:
         self.keep[self.index.slot_of_node(n)] = 1
 
-    cdef void mark_descendants(self, xmlNode* n, int depth, int max_depth, int* left) except *:
+    cdef void mark_descendants(self, xmlNode* n, int depth, int max_depth,
+                               int* left) noexcept:
         cdef xmlNode* c
         if depth > max_depth:
             return
@@ -637,10 +841,11 @@ cdef class _Pruner:
 
     cdef void mark_all(self, list cands, int max_depth, int max_children,
                        int max_sibling) except *:
+        """prune.keep_set."""
         cdef xmlNode* n
         cdef xmlNode* p
         cdef xmlNode* s
-        cdef Py_ssize_t k, i, before, after
+        cdef Py_ssize_t k, before, after
         cdef int left
         for cid in cands:
             k = self.index.slot_of_key(cid)
@@ -658,7 +863,7 @@ cdef class _Pruner:
             p = _parent_element(n)
             if p == NULL or _is_text_el(n):
                 continue
-            # Up to max_sibling non-text siblings on each side.
+            # Up to max_sibling non-text sibling elements on each side.
             s = n.prev
             before = 0
             while s != NULL and before < max_sibling:
@@ -673,77 +878,121 @@ cdef class _Pruner:
                     self.mark(s)
                     after += 1
                 s = s.next
-            self.mark(n)
 
-    cdef list build(self, xmlNode* n, bint is_root):
-        cdef list children = []
-        cdef bint has_text = False
-        cdef bint has_attrs
-        cdef xmlNode* c
+    cdef int open_tag(self, xmlNode* n, Py_ssize_t k, bint is_cand) except -1:
+        """` <tag id=N meta>` (or ` (tag ...`): the head tree_repr writes."""
+        cdef char num[32]
+        _put(&self.b, " <" if self.brackets else " (", 2)
+        _put_tag(&self.b, n)
+        if is_cand:
+            number = self.ids.setdefault(self.index.key_of(k), len(self.ids))
+            _put(&self.b, num, snprintf(num, 32, " id=%zd", <Py_ssize_t>number))
+        _put_meta(&self.b, n)
+        if self.brackets:
+            _put(&self.b, ">", 1)
+        return 0
+
+    cdef int close_tag(self, xmlNode* n) except -1:
+        if self.brackets:
+            _put(&self.b, " </", 3)
+            _put_tag(&self.b, n)
+            _put(&self.b, ">", 1)
+        else:
+            _put(&self.b, " )", 2)
+        return 0
+
+    cdef Py_ssize_t emit(self, xmlNode* n, bint is_root) except -1:
+        """Writes the pruned form of `n`; returns how many items it stands for in its
+        parent (0: dropped, 1: itself or one hoisted child, more: hoisted children)."""
         cdef Py_ssize_t k = self.index.slot_of_node(n)
         cdef Py_ssize_t none = self.index._n
+        cdef Py_ssize_t at = self.b.size, count = 0, i, moved
+        cdef bint is_cand, has_text = False, has_attrs
+        cdef xmlNode* c
+        cdef char* head
         if not is_root and not self.keep[k]:
-            return []
+            return 0
+        c = _first_element(n.children)
+        while c != NULL and not has_text:
+            has_text = _is_text_el(c)
+            c = _first_element(c.next)
+        has_attrs = _attr_count(n) > (0 if k == none else 1)
+        is_cand = k != none and self.cand[k]
+        hoistable = not is_root and not is_cand and not has_attrs and not has_text
+        if not hoistable:
+            self.open_tag(n, k, is_cand)
         c = _first_element(n.children)
         while c != NULL:
             if _is_text_el(c):
-                text = _text_of(c)
-                children.append(text if text is not None else "")
-                has_text = True
+                _put_text_piece(&self.b, c, self.text_words)
+                count += 1
             elif self.keep[self.index.slot_of_node(c)]:
-                children.extend(self.build(c, False))
+                count += self.emit(c, False)
             c = _first_element(c.next)
-        has_attrs = _attr_count(n) > (0 if k == none else 1)
-        cand = self.index.key_of(k) if k != none and self.cand[k] else None
-        if not is_root and cand is None and not has_attrs and not has_text and len(children) <= 1:
-            return children
-        return [(_tag(n), cand, self.index.meta(n, k), children)]
-
-
-# ---------------------------------------------------------------- bracketed tree
-
-cdef void _write(tuple node, list out, dict ids, dict spans, bint brackets,
-                 int text_words) except *:
-    """tree_repr._Writer.node; pieces hold no runs of whitespace, so the final text is a
-    plain join of the non-empty pieces."""
-    cdef Py_ssize_t start = len(out)
-    cdef str piece
-    tag, cand, meta, children = node
-    head = tag
-    if cand is not None:
-        num = ids.setdefault(cand, len(ids))
-        head += f" id={num}"
-    if meta:
-        head += " " + meta
-    if not children:
-        out.append(f"<{head} />" if brackets else f"({head} )")
-    else:
-        out.append(f"<{head}>" if brackets else f"({head}")
-        for c in <list>children:
-            if isinstance(c, str):
-                piece = " ".join((<str>c).split()[:text_words])
-                if '"' in piece:
-                    piece = " ".join(piece.replace('"', " ").split())
-                if piece:
-                    out.append(piece)
+        if hoistable:
+            if count <= 1:
+                return count
+            # Insert the head before the children already written; spans inside move.
+            moved = self.b.size - at
+            self.open_tag(n, k, False)
+            head = <char*>malloc(self.b.size - at - moved)
+            if head == NULL:
+                raise MemoryError()
+            memcpy(head, self.b.data + at + moved, self.b.size - at - moved)
+            memmove(self.b.data + self.b.size - moved, self.b.data + at, moved)
+            memcpy(self.b.data + at, head, self.b.size - at - moved)
+            for i in range(self.n_spans):
+                if self.spans[i].start >= at:
+                    self.spans[i].start += self.b.size - at - moved
+                    self.spans[i].end += self.b.size - at - moved
+            free(head)
+        elif count == 0:
+            if self.brackets:
+                self.b.size -= 1
+                _put(&self.b, " />", 3)
             else:
-                _write(<tuple>c, out, ids, spans, brackets, text_words)
-        out.append(f"</{tag}>" if brackets else ")")
-    if cand is not None:
-        spans[cand] = (start, len(out))
+                _put(&self.b, " )", 2)
+            if is_cand:
+                self.add_span(k, at)
+            return 1
+        self.close_tag(n)
+        if is_cand:
+            self.add_span(k, at)
+        return 1
+
+    cdef int add_span(self, Py_ssize_t k, Py_ssize_t at) except -1:
+        cdef Span* grown
+        if self.n_spans == self.cap_spans:
+            self.cap_spans = self.cap_spans * 2 + 8
+            grown = <Span*>realloc(self.spans, self.cap_spans * sizeof(Span))
+            if grown == NULL:
+                raise MemoryError()
+            self.spans = grown
+        self.spans[self.n_spans].slot = k
+        self.spans[self.n_spans].start = at + 1  # after the separating space
+        self.spans[self.n_spans].end = self.b.size
+        self.n_spans += 1
+        return 0
 
 
 def pruned_tree_repr(cetree._Element root, NodeIndex index, candidates, int max_depth,
                      int max_children, int max_sibling, bint brackets, int text_words,
                      id_mapping, int choice_tokens):
     """tree_repr(prune_tree(...)) as (text, id_mapping, choices)."""
-    cdef _Pruner pruner = _Pruner(index)
-    cdef list out = []
-    cdef dict spans = {}
-    cdef dict ids = id_mapping if id_mapping is not None else {}
-    pruner.mark_all([str(c) for c in candidates], max_depth, max_children, max_sibling)
-    tops = pruner.build(root._c_node, True)
-    _write(<tuple>tops[0], out, ids, spans, brackets, text_words)
-    choices = {cid: " ".join(" ".join(out[a:b]).split()[:choice_tokens])
-               for cid, (a, b) in spans.items()}
-    return " ".join(out), ids, choices
+    cdef _PrunedTree t = _PrunedTree(index)
+    cdef Span sp
+    cdef Py_ssize_t i, size
+    t.brackets = brackets
+    t.text_words = text_words
+    t.ids = id_mapping if id_mapping is not None else {}
+    t.mark_all([str(c) for c in candidates], max_depth, max_children, max_sibling)
+    t.emit(root._c_node, True)
+    # The text starts after the first separating space.
+    text = t.b.data[1:t.b.size].decode("utf-8")
+    choices = {}
+    for i in range(t.n_spans):
+        sp = t.spans[i]
+        size = _prefix_words(t.b.data + sp.start, sp.end - sp.start, choice_tokens)
+        choices[index.key_of(sp.slot)] = (
+            t.b.data[sp.start:sp.start + size].decode("utf-8") if choice_tokens > 0 else "")
+    return text, t.ids, choices

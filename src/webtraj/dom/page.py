@@ -26,7 +26,7 @@ def _load_accel() -> tuple[ModuleType | None, str]:
         return None, f"compiled dom fast path unavailable ({exc}); using pure Python"
     except ValueError as exc:  # lxml's C structures changed size since the build
         return None, f"compiled dom fast path does not match this lxml ({exc})"
-    return _accel, "compiled"
+    return _accel, "compiled fast path built"
 
 
 ACCEL, ACCEL_STATUS = _load_accel()

@@ -15,7 +15,7 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # The compiled dom fast path is built by the install; rebuilt when its source changes.
-BUILD_INPUTS := pyproject.toml setup.py src/webtraj/dom/_accel.pyx
+BUILD_INPUTS := pyproject.toml setup.py $(wildcard src/webtraj/dom/_accel*.pyx src/webtraj/dom/_accel*.pxi)
 
 $(VENV)/.installed-test: $(BUILD_INPUTS) | $(PY)
 	$(PIP) install --quiet -e ".[$(TEST_EXTRAS)]"

@@ -44,4 +44,4 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist src/*.egg-info
-	rm -f src/webtraj/dom/_accel.c src/webtraj/dom/_accel.html src/webtraj/dom/_accel.*.so
+	rm -f src/webtraj/dom/_accel.c src/webtraj/dom/_accel*.html src/webtraj/dom/_accel.*.so

@@ -87,6 +87,41 @@ cdef inline uint64_t _hash(const char* s, Py_ssize_t n) noexcept nogil:
     return h
 
 
+cdef struct WordList:
+    # A fixed list of names or values from the pure-Python module, as C strings.
+    const char* words[32]
+    int n
+
+
+cdef list _WORD_BYTES = []  # what WordLists point into
+
+
+cdef WordList _word_list(words) except *:
+    """In the given order (attribute lists are ordered)."""
+    cdef WordList out
+    out.n = 0
+    for word in words:
+        if out.n == 32:
+            raise ValueError("word list too long")
+        raw = word.encode("utf-8")
+        _WORD_BYTES.append(raw)
+        out.words[out.n] = raw
+        out.n += 1
+    return out
+
+
+cdef inline int _find_word(const WordList* wl, const char* s, Py_ssize_t n,
+                           bint nocase) noexcept nogil:
+    """Position of `s[:n]` in the list (ASCII case ignored when `nocase`), or -1."""
+    cdef int i
+    for i in range(wl.n):
+        if <Py_ssize_t>strlen(wl.words[i]) == n and (
+                strncasecmp(s, wl.words[i], n) == 0 if nocase
+                else memcmp(s, wl.words[i], n) == 0):
+            return i
+    return -1
+
+
 cdef struct Buf:
     char* data
     Py_ssize_t size

@@ -2,35 +2,22 @@
 # Candidate texts (candidate_text.candidate_texts), written as UTF-8 into one buffer per
 # call and decoded once per candidate.
 
-# Mirror of candidate_text.SALIENT_ATTRIBUTES.
-cdef tuple _SALIENT = ("alt", "aria_description", "aria_label", "aria_role", "input_checked",
-                       "input_value", "label", "name", "option_selected", "placeholder", "role",
-                       "text_value", "title", "type", "value")
+from webtraj.dom.candidate_text import SKIP_VALUES
+from webtraj.dom.cleaned import SALIENT_ATTRIBUTES
 
-cdef const char* _SALIENT_C[15]
-for _i, _name in enumerate(_SALIENT):
-    _SALIENT_C[_i] = PyUnicode_AsUTF8AndSize(_name, NULL)
+cdef WordList _SALIENT = _word_list(SALIENT_ATTRIBUTES)
+cdef WordList _SKIP = _word_list(sorted(SKIP_VALUES - {""}))
+
 
 cdef inline bint _salient_name(const char* name) noexcept nogil:
-    cdef int i
-    for i in range(15):
-        if _eq(<const_xmlChar*>name, _SALIENT_C[i]):
-            return True
-    return False
+    return _find_word(&_SALIENT, name, <Py_ssize_t>strlen(name), False) >= 0
 
 
 cdef bint _dull_value(const char* v, Py_ssize_t n) noexcept nogil:
     """`v.lower()` is one of the values candidate texts leave out, or a URL."""
-    cdef const char* words[7]
-    cdef int i
     if n == 0 or (n >= 4 and memcmp(v, b"http", 4) == 0):
         return True
-    words[0] = b"true"; words[1] = b"false"; words[2] = b"none"; words[3] = b"null"
-    words[4] = b"undefined"; words[5] = b"hidden"; words[6] = NULL
-    for i in range(6):
-        if <Py_ssize_t>strlen(words[i]) == n and strncasecmp(v, words[i], n) == 0:
-            return True
-    return False
+    return _find_word(&_SKIP, v, n, True) >= 0
 
 
 cdef int _put_value(Buf* b, xmlAttr* a) except -1:

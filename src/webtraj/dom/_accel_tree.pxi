@@ -2,89 +2,45 @@
 # Pruning (prune.keep_set, prune._build) and the bracketed tree (tree_repr.tree_repr) in one
 # pass that writes straight into a UTF-8 buffer.
 
-# Mirrors of meta.REPR_ATTRIBUTES and meta._DULL.
-cdef tuple _REPR_ATTRIBUTES = ("role", "aria_role", "type", "alt", "aria_description",
-                               "aria_label", "label", "title", "name", "text_value", "value",
-                               "placeholder", "input_checked", "input_value", "option_selected",
-                               "class")
-cdef frozenset _REPR_SET = frozenset(_REPR_ATTRIBUTES)
-cdef frozenset _DULL = frozenset({"hidden", "none", "presentation", "null", "undefined"})
+from webtraj.dom.meta import DULL_VALUES, REPR_ATTRIBUTES, meta_words
 
-cdef const char* _REPR_C[16]
-for _i, _name in enumerate(_REPR_ATTRIBUTES):
-    _REPR_C[_i] = PyUnicode_AsUTF8AndSize(_name, NULL)
-
-cdef const char* _DULL_C[6]
-_DULL_C[0] = b"hidden"; _DULL_C[1] = b"none"; _DULL_C[2] = b"presentation"
-_DULL_C[3] = b"null"; _DULL_C[4] = b"undefined"; _DULL_C[5] = NULL
-
-
-cdef str _meta_words(xmlNode* n, int max_value_words=5, int max_words=20):
-    """meta.meta_words over the element's attributes (any text; see `_put_meta`)."""
-    cdef xmlAttr* a = n.properties
-    cdef dict attrs = None
-    cdef set seen
-    cdef list parts
-    while a != NULL:
-        if a.ns == NULL and not _eq(a.name, _ID_NAME):
-            name = _str(a.name)
-            if name in _REPR_SET:
-                if attrs is None:
-                    attrs = {}
-                attrs[name] = _attr_value(a)
-        a = a.next
-    if attrs is None:
-        return ""
-    seen = set()
-    parts = []
-    for name in _REPR_ATTRIBUTES:
-        raw = attrs.get(name)
-        if raw is None:
-            continue
-        v = (<str>raw).lower()
-        if v in _DULL or v.startswith("http"):
-            continue
-        v = " ".join([w for w in v.split() if len(w) < 15][:max_value_words])
-        if v and v not in seen:
-            seen.add(v)
-            parts.append(v)
-    return " ".join(" ".join(parts).split()[:max_words])
+cdef WordList _REPR = _word_list(REPR_ATTRIBUTES)
+cdef WordList _DULL = _word_list(sorted(DULL_VALUES))
 
 
 cdef int _put_meta(Buf* b, xmlNode* n) except -1:
     """` ` + meta.meta_words(attributes), or nothing when empty. ASCII values are handled
     here (lower-casing and word lengths are bytewise); other text goes through
-    `_meta_words`, which lower-cases and counts characters as Python does."""
-    cdef xmlAttr* found[16]
+    `meta.meta_words`, which lower-cases and counts characters as Python does."""
+    cdef xmlAttr* found[32]
     cdef xmlAttr* a = n.properties
-    cdef Py_ssize_t seen_at[16]
-    cdef Py_ssize_t seen_len[16]
+    cdef Py_ssize_t seen_at[32]
+    cdef Py_ssize_t seen_len[32]
     cdef const unsigned char* v
     cdef const unsigned char* end
     cdef const unsigned char* w
     cdef Py_ssize_t mark, start, size
     cdef int i, j, seen = 0, words = 0, value_words
     cdef bint any_ = False, dup
-    for i in range(16):
+    for i in range(_REPR.n):
         found[i] = NULL
     while a != NULL:
-        if a.ns == NULL:
-            for i in range(16):
-                if _eq(a.name, _REPR_C[i]):
-                    if not _simple_value(a):
-                        return _put_meta_str(b, n)
-                    v = <const unsigned char*>a.children.content
-                    while v[0] != 0:
-                        if v[0] >= 0x80:
-                            return _put_meta_str(b, n)
-                        v += 1
-                    found[i] = a
-                    any_ = True
-                    break
+        i = -1 if a.ns != NULL else _find_word(&_REPR, <const char*>a.name,
+                                                <Py_ssize_t>strlen(<const char*>a.name), False)
+        if i >= 0:
+            if not _simple_value(a):
+                return _put_meta_str(b, n)
+            v = <const unsigned char*>a.children.content
+            while v[0] != 0:
+                if v[0] >= 0x80:
+                    return _put_meta_str(b, n)
+                v += 1
+            found[i] = a
+            any_ = True
         a = a.next
     if not any_:
         return 0
-    for i in range(16):
+    for i in range(_REPR.n):
         if found[i] == NULL or words >= 20:
             continue
         v = <const unsigned char*>found[i].children.content
@@ -92,12 +48,7 @@ cdef int _put_meta(Buf* b, xmlNode* n) except -1:
         # The whole lower-cased value is a dull word, or a URL.
         if end - v >= 4 and strncasecmp(<const char*>v, b"http", 4) == 0:
             continue
-        j = 0
-        while _DULL_C[j] != NULL and not (
-                <Py_ssize_t>strlen(_DULL_C[j]) == end - v
-                and strncasecmp(<const char*>v, _DULL_C[j], end - v) == 0):
-            j += 1
-        if _DULL_C[j] != NULL:
+        if _find_word(&_DULL, <const char*>v, end - v, True) >= 0:
             continue
         # Its first 5 words shorter than 15 characters, lower-cased.
         mark = b.size
@@ -138,7 +89,7 @@ cdef int _put_meta(Buf* b, xmlNode* n) except -1:
 
 
 cdef int _put_meta_str(Buf* b, xmlNode* n) except -1:
-    meta = _meta_words(n)
+    meta = meta_words(dict(cetree.collectAttributes(n, 3)))
     if meta:
         raw = (" " + meta).encode("utf-8")
         _put(b, raw, len(raw))

@@ -13,7 +13,7 @@ from lxml import etree
 from webtraj.dom.cleaned import ID_ATTR, SALIENT_ATTRIBUTES, TEXT_TAG, index_ids
 
 _WRAPPERS = frozenset({"div", "span"})
-_SKIP_VALUES = frozenset({"", "true", "false", "none", "null", "undefined", "hidden"})
+SKIP_VALUES = frozenset({"", "true", "false", "none", "null", "undefined", "hidden"})
 
 
 _SALIENT_SET = frozenset(SALIENT_ATTRIBUTES)
@@ -27,7 +27,7 @@ def attr_words(attrs: Mapping[str, str] | Iterable[tuple[str, str]]) -> str:
         if name not in _SALIENT_SET:
             continue
         v = " ".join(v.split())
-        if v.lower() in _SKIP_VALUES or v.startswith("http") or v in seen:
+        if v.lower() in SKIP_VALUES or v.startswith("http") or v in seen:
             continue
         seen.append(v)
     return " ".join(seen)

@@ -8,7 +8,7 @@ from __future__ import annotations
 REPR_ATTRIBUTES = ("role", "aria_role", "type", "alt", "aria_description", "aria_label",
                    "label", "title", "name", "text_value", "value", "placeholder",
                    "input_checked", "input_value", "option_selected", "class")
-_DULL = frozenset({"hidden", "none", "presentation", "null", "undefined"})
+DULL_VALUES = frozenset({"hidden", "none", "presentation", "null", "undefined"})
 
 
 def meta_words(attrs: dict[str, str], max_value_words: int = 5, max_words: int = 20) -> str:
@@ -19,7 +19,7 @@ def meta_words(attrs: dict[str, str], max_value_words: int = 5, max_words: int =
         if raw is None:
             continue
         v = raw.lower()
-        if v in _DULL or v.startswith("http"):
+        if v in DULL_VALUES or v.startswith("http"):
             continue
         v = " ".join([w for w in v.split() if len(w) < 15][:max_value_words])
         if v and v not in seen:

@@ -5,27 +5,21 @@ from __future__ import annotations
 
 from webtraj.agents.mindact.answer import parse_direct
 from webtraj.agents.mindact.prompt import build_direct_prompt
-from webtraj.agents.mindact.tournament import Ask, top_candidates
-from webtraj.dom.cleaned import DomParseError
-from webtraj.dom.page import CleanedPage
+from webtraj.agents.mindact.tournament import Ask, no_prediction, step_page, top_candidates
 from webtraj.formats.mind2web.predictions import StepPrediction
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 
 
 async def run_direct(step: M2WStep, ask: Ask, *, top_k: int = 50,
                      issues: IssueLog | None = None, previous_k: int = 5) -> StepPrediction:
-    base = {"annotation_id": step.annotation_id, "action_uid": step.action_uid}
-    try:
-        page = CleanedPage.parse(step.cleaned_html or "")
-    except DomParseError as exc:
-        if issues is not None:
-            issues.report(step.source, f"{exc}; no prediction", action_uid=step.action_uid,
-                          annotation_id=step.annotation_id, field="cleaned_html")
-        return StepPrediction(**base, meta={"reason": "unparseable cleaned_html"})
+    page = step_page(step, issues)
+    if page is None:
+        return no_prediction(step, "unparseable cleaned_html")
     cands = [c for c in top_candidates(step, top_k) if c in page.index]
     prompt = build_direct_prompt(step, page, cands, previous_k=previous_k)
     reply = await ask(prompt.text)
     ans = parse_direct(reply)
     element = prompt.numbers.get(ans.element_number) if ans.element_number is not None else None
-    return StepPrediction(**base, element=element, op=ans.op or None, value=ans.value,
+    return StepPrediction(annotation_id=step.annotation_id, action_uid=step.action_uid,
+                          element=element, op=ans.op or None, value=ans.value,
                           meta={"reply": reply[:500]})

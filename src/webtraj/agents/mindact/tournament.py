@@ -52,7 +52,18 @@ def step_rng(seed: int, step: M2WStep) -> random.Random:
     return random.Random(f"{seed}:{step.annotation_id}:{step.action_uid}")
 
 
-def _no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = None
+def step_page(step: M2WStep, issues: IssueLog | None) -> CleanedPage | None:
+    """The step's page, or None (reported to `issues`) when it is not well-formed."""
+    try:
+        return CleanedPage.parse(step.cleaned_html or "")
+    except DomParseError as exc:
+        if issues is not None:
+            issues.report(step.source, f"{exc}; no prediction", action_uid=step.action_uid,
+                          annotation_id=step.annotation_id, field="cleaned_html")
+        return None
+
+
+def no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = None
                    ) -> StepPrediction:
     meta: dict[str, object] = {"reason": reason}
     if trace is not None:
@@ -64,13 +75,9 @@ def _no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = N
 async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int = 50,
                          group_size: int = GROUP_SIZE, issues: IssueLog | None = None,
                          previous_k: int = 5) -> StepPrediction:
-    try:
-        page = CleanedPage.parse(step.cleaned_html or "")
-    except DomParseError as exc:
-        if issues is not None:
-            issues.report(step.source, f"{exc}; no prediction", action_uid=step.action_uid,
-                          annotation_id=step.annotation_id, field="cleaned_html")
-        return _no_prediction(step, "unparseable cleaned_html")
+    page = step_page(step, issues)
+    if page is None:
+        return no_prediction(step, "unparseable cleaned_html")
     queue = [c for c in top_candidates(step, top_k) if c in page.index]
     step_rng(seed, step).shuffle(queue)
     trace = TournamentTrace()
@@ -90,7 +97,7 @@ async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int =
             queue.append(picked)
             final = (picked, ans.op, ans.value)
     if not queue or final is None:
-        return _no_prediction(step, "every candidate was rejected", trace)
+        return no_prediction(step, "every candidate was rejected", trace)
     return StepPrediction(annotation_id=step.annotation_id, action_uid=step.action_uid,
                           element=final[0], op=final[1], value=final[2],
                           meta={"rounds": len(trace.rounds),

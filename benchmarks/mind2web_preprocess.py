@@ -49,6 +49,22 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def timed_step(step: M2WStep, data: bytes, cands: list[str], top: list[str],
+               parser: etree.XMLParser) -> tuple[float, float, int, list[int]]:
+    """(bare parse CPU s, pipeline CPU s, candidate texts, prompt lengths) for one step."""
+    t0 = time.process_time()
+    etree.fromstring(data, parser)
+    t1 = time.process_time()
+    page = CleanedPage.parse(data)
+    texts = page.candidate_texts(cands)
+    prompts = [len(build_choice_prompt(step, page, top[g:g + GROUP]).text)
+               for g in range(0, len(top), GROUP)]
+    n_texts = len(texts)
+    del page, texts  # freeing the tree counts, as it does for the bare parse
+    t2 = time.process_time()
+    return t1 - t0, t2 - t1, n_texts, prompts
+
+
 def run_chunk(args: tuple[int, int, int, float]) -> dict[str, float | list[int]]:
     """Generate and process steps [start, stop); every step has its own seeded RNG, so the
     pages do not depend on how steps are split between workers."""
@@ -73,22 +89,15 @@ def run_chunk(args: tuple[int, int, int, float]) -> dict[str, float | list[int]]
         cands = [b for b in synth.ids if synth.tags[b] in ("a", "button", "input", "select")
                  or rng.random() < share]
         top = [target] + rng.sample(cands, min(TOP_K - 1, len(cands)))
-        t1 = time.process_time()
-        etree.fromstring(data, parser)
-        t2 = time.process_time()
-        page = CleanedPage.parse(data)
-        texts = page.candidate_texts(cands)
-        for g in range(0, len(top), GROUP):
-            p = build_choice_prompt(step, page, top[g:g + GROUP])
-            out["prompt_chars"] += len(p.text)
-            out["prompts"] += 1
-        t3 = time.process_time()
-        out["gen"] += t1 - t0
-        out["floor"] += t2 - t1
-        out["pipeline"] += t3 - t2
+        out["gen"] += time.process_time() - t0
+        floor, pipeline, n_texts, prompts = timed_step(step, data, cands, top, parser)
+        out["floor"] += floor
+        out["pipeline"] += pipeline
+        out["prompt_chars"] += sum(prompts)
+        out["prompts"] += len(prompts)
         out["sizes"].append(len(data))
         out["elements"].append(len(synth.ids))
-        out["cands"] += len(texts)
+        out["cands"] += n_texts
     out["rss_mb"] = _peak_rss_mb()
     return out
 
@@ -105,16 +114,9 @@ def real_page_ratio(path: Path, repeats: int = 300) -> str:
     parser = etree.XMLParser(huge_tree=True)
     floor = pipeline = 0.0
     for _ in range(repeats):
-        t0 = time.process_time()
-        etree.fromstring(data, parser)
-        t1 = time.process_time()
-        page = CleanedPage.parse(data)
-        page.candidate_texts(ids)
-        for g in range(0, TOP_K, GROUP):
-            build_choice_prompt(step, page, ids[g:g + GROUP])
-        t2 = time.process_time()
-        floor += t1 - t0
-        pipeline += t2 - t1
+        f, p, _, _ = timed_step(step, data, ids, ids[:TOP_K], parser)
+        floor += f
+        pipeline += p
     return (f"{pipeline / repeats * 1e3:.2f} ms per step vs parse {floor / repeats * 1e3:.2f} ms"
             f" = {pipeline / floor:.2f}x")
 

@@ -8,7 +8,7 @@ PIP := $(PY) -m pip
 TEST_EXTRAS ?= dev,browser,sites,mind2web,ml,ray,train,images
 DEMO_EXTRAS ?= browser,sites
 
-.PHONY: demo test lint bench venv chromium clean
+.PHONY: demo test test-slow lint bench venv chromium clean
 
 $(PY):
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -35,6 +35,10 @@ lint: $(VENV)/.installed-test
 
 test: $(VENV)/.installed-test chromium lint
 	$(VENV)/bin/pytest -q
+
+# Long checks (marked `slow`), kept out of `make test`; their figures go into the notes.
+test-slow: $(VENV)/.installed-test chromium
+	$(VENV)/bin/pytest -q -m slow
 
 demo: $(VENV)/.installed-demo chromium
 	$(PY) -m webtraj.demo

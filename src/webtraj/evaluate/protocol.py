@@ -19,14 +19,17 @@ from webtraj.model import Score, Trajectory
 
 @dataclass
 class EvalEnv:
-    """Run-wide settings evaluators may need (not per-task options).
+    """Run-wide things evaluators may need (not per-task options), built from the run record
+    (`webtraj.evaluate.run_scoring.RunEnvironments`).
 
-    `site_urls` maps site names or placeholders to base URLs (WebArena-Verified);
-    `extras` holds anything a later evaluator needs (an LLM client, a cache, an oracle).
+    `site_urls` maps site names or placeholders to base URLs (WebArena-Verified and the
+    sandbox); `oracle` reads sandbox pages (a `webtraj.sites.oracle.Oracle` for those URLs);
+    `llm` is the model client judges share (one concurrency limit for the whole run).
     """
 
     site_urls: Mapping[str, Any] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    oracle: Any = None
+    llm: Any = None
     # Per-run memo shared by evaluators (e.g. a parsed HAR reused by several evaluators).
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 

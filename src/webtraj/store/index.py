@@ -130,6 +130,11 @@ class RunIndex:
         )
         return cur.fetchone()[0]
 
+    def trajectories_without_scores(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT trajectory_id FROM trajectories t WHERE NOT EXISTS "
+            "(SELECT 1 FROM score_sets s WHERE s.traj = t.id) ORDER BY t.id")]
+
     def trajectory_ids(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT trajectory_id FROM trajectories")}
 

@@ -28,6 +28,10 @@ class EvalEnv:
     """
 
     site_urls: Mapping[str, Any] | None = None
+    # True when `site_urls` are the sites the run itself served (the sandbox): every request
+    # an agent made to them is at a known origin, so a trace with none there was made
+    # against other URLs and cannot be judged. Logs of other tools keep the reference rules.
+    served_sites: bool = False
     oracle: Any = None
     llm: Any = None
     # Per-run memo shared by evaluators (e.g. a parsed HAR reused by several evaluators).

@@ -44,6 +44,7 @@ class RunEnvironments:
         env = self._envs.get(key)
         if env is None:
             env = self._envs[key] = EvalEnv(site_urls=dict(urls) or None,
+                                            served_sites=self.info.sandbox is not None,
                                             oracle=self._oracle(urls), llm=self.llm)
         return env
 

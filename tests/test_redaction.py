@@ -2,7 +2,8 @@ import orjson
 
 from factories import make_trajectory
 from webtraj.model import RunInfo
-from webtraj.store import REDACTED, RunStore
+from webtraj.model.redact import REDACTED
+from webtraj.store import RunStore
 
 API_KEY = "sk-live-9f8e7d6c5b4a3210"
 BEARER = "eyJhbGciOiJIUzI1NiJ9.secret-bearer-token"

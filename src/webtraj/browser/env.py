@@ -104,7 +104,7 @@ class BrowserEnv:
         self._har_fallback = HarFallback()
         if cfg.har_path is not None:
             self._har_fallback.attach(self.context)
-        self.tabs = TabManager(self.context, cfg.dialog_policy)
+        self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)
         self._steps = 0
         self._dialogs_seen = 0

@@ -15,7 +15,8 @@ class BlockedRequest(FrozenModel):
     url: str
     method: str = "GET"
     resource_type: str = ""
-    # "origin" (not in the allowlist), "scheme" (file://, ftp://, ...) or "goto".
+    # "origin" (not in the allowlist), "scheme" (file://, ftp://, ...), "goto", or "redirect"
+    # (a redirect from an allowed page pointed there).
     reason: str
     time: float
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
 from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
@@ -115,7 +116,8 @@ class OriginAllowlist:
         self.record(ws.url, reason, resource_type="websocket")
         await ws.close(code=1008, reason="blocked by webtraj origin allowlist")
 
-    async def install(self, context: BrowserContext) -> None:
-        self._guard = RedirectGuard(context, self)
+    async def install(self, context: BrowserContext,
+                      on_request: Callable[[], None] | None = None) -> None:
+        self._guard = RedirectGuard(context, self, on_request)
         await context.route(re.compile(r".*"), self._on_route)
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)

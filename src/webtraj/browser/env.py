@@ -98,8 +98,8 @@ class BrowserEnv:
             accept_downloads=False, **har)  # type: ignore[arg-type]
         self.context.set_default_timeout(cfg.action_timeout_ms)
         self.context.set_default_navigation_timeout(cfg.navigation_timeout_ms)
-        await self.allowlist.install(self.context)
         self._monitor = NetworkMonitor()
+        await self.allowlist.install(self.context, on_request=self._monitor.touch)
         self._monitor.attach(self.context)
         self._har_fallback = HarFallback()
         if cfg.har_path is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import BrowserContext, CDPSession, Page
@@ -31,9 +32,13 @@ _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 class RedirectGuard:
     """Per context: one CDP session per page, each failing requests the allowlist refuses."""
 
-    def __init__(self, context: BrowserContext, allowlist: OriginAllowlist) -> None:
+    def __init__(self, context: BrowserContext, allowlist: OriginAllowlist,
+                 on_request: Callable[[], None] | None = None) -> None:
         self.context = context
         self.allowlist = allowlist
+        # Told of each request as soon as the guard holds it: Playwright's own "request" event
+        # comes only after the guard lets it go, and settling must not miss it meanwhile.
+        self.on_request = on_request
         self._sessions: dict[Page, CDPSession] = {}
         self._pending: dict[Page, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -69,6 +74,8 @@ class RedirectGuard:
         page.on("close", lambda p: self._sessions.pop(p, None))
 
     def _spawn(self, session: CDPSession, event: dict[str, Any]) -> None:
+        if self.on_request is not None:
+            self.on_request()
         task = asyncio.ensure_future(self._decide(session, event))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

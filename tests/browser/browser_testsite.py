@@ -134,7 +134,10 @@ def hints_page(port: int) -> str:
         f'<link rel="preconnect" href="http://{other}">'
         f'<link rel="preconnect" href="http://{other}" crossorigin>'
         f'<link rel="dns-prefetch" href="//{other}">'
-        f'<link rel="prefetch" href="http://{other}/prefetched">'))
+        f'<link rel="prefetch" href="http://{other}/prefetched">'
+        '<script type="speculationrules">{"prefetch": [{"source": "list", "urls": '
+        f'["http://{other}/speculated"]}}], "prerender": [{{"source": "list", "urls": '
+        f'["http://{other}/prerendered"]}}]}}</script>'))
 
 
 PAGES = {

@@ -179,7 +179,8 @@ async def test_redirect_to_another_origin_is_blocked_and_recorded(make_env, site
 
 
 async def test_popup_redirect_to_another_origin_is_blocked(make_env, site, other_site):
-    """A popup's first navigation starts before its page can be guarded: still checked."""
+    """A popup's first navigation starts before its page can be guarded: its redirect hop is
+    refused at the network level (the allowlist's proxy) and recorded."""
     other_site.hits.clear()
     env = make_env()
     await env.reset(site.url("/form"))
@@ -188,11 +189,13 @@ async def test_popup_redirect_to_another_origin_is_blocked(make_env, site, other
         await page.evaluate("(u) => window.open(u)", redirect_to(site, other_site.url("/other")))
     popup = await opened.value
     await popup.wait_for_load_state()
-    assert not popup.url.startswith(other_site.origin)
+    assert await popup.title() != "Other page"
+    assert "blocked by the webtraj origin allowlist" in await popup.content()
     result = await env.close()
     assert sum(other_site.hits.values()) == 0
-    assert [(b.url, b.reason) for b in result.blocked] == [(other_site.url("/other"),
-                                                           "redirect")]
+    blocked = [(b.url, b.reason) for b in result.blocked]
+    assert blocked[0] == (other_site.url("/other"), "network")
+    assert all(url.startswith(other_site.origin) for url, _ in blocked)  # (+ its favicon)
 
 
 async def test_allowed_redirect_is_followed(make_env, site, other_site):
@@ -204,8 +207,9 @@ async def test_allowed_redirect_is_followed(make_env, site, other_site):
 
 
 async def test_resource_hints_open_no_connection_to_a_blocked_origin(make_env, site):
-    """preconnect / dns-prefetch / prefetch towards another port: a raw listener there must
-    not see a single connection."""
+    """preconnect / dns-prefetch / prefetch and speculation rules (prefetch, prerender: these
+    never pass through request interception) towards another port: a raw listener there must
+    not see a single connection; the speculative requests are recorded."""
     accepted: list[str] = []
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.2)
@@ -230,8 +234,11 @@ async def test_resource_hints_open_no_connection_to_a_blocked_origin(make_env, s
         await page.hover(f"a[href='http://127.0.0.1:{port}/next']")  # hover-preconnect
         await page.wait_for_timeout(1500)  # time for any speculative connection to show
         assert "[heading] [Hints]" in obs.axtree
+        blocked = {(b.url, b.reason) for b in (await env.close()).blocked}
     finally:
         stop.set()
         thread.join()
         listener.close()
     assert accepted == []
+    assert (f"http://127.0.0.1:{port}/speculated", "network") in blocked
+    assert (f"http://127.0.0.1:{port}/prefetched", "origin") in blocked

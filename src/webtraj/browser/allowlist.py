@@ -4,7 +4,8 @@ Every request of the context (documents, scripts, XHR, popups, iframes) passes t
 route handler, which aborts anything outside the allowed origins before the browser opens a
 connection, and records it. WebSockets get the same check through `route_web_socket`.
 Redirect hops and requests without a frame never reach a route: `RedirectGuard` (guard.py)
-checks those on every page.
+checks those on every page. Whatever escapes both (speculative prefetches, a popup's redirect
+before its page is guarded) meets `RefusingProxy` (refusal.py) at the network level.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
-from playwright.async_api import Error as PlaywrightError
 
 from webtraj.browser.guard import RedirectGuard
 from webtraj.browser.records import BlockedRequest
@@ -67,41 +67,11 @@ class OriginAllowlist:
         request = route.request
         reason = self.verdict(request.url)
         if reason is None:
-            if request.is_navigation_request() and not self._page_guarded(route):
-                await self._fetch_first_hop(route)
-            else:
-                await route.fallback()
+            await route.fallback()
             return
         self.record(request.url, reason, method=request.method,
                     resource_type=request.resource_type)
         await route.abort("blockedbyclient")
-
-    def _page_guarded(self, route: Route) -> bool:
-        try:
-            page = route.request.frame.page
-        except PlaywrightError:  # a popup's first navigation: its page does not exist yet
-            return False
-        return self._guard is not None and self._guard.guarded(page)
-
-    async def _fetch_first_hop(self, route: Route) -> None:
-        """A navigation of a page the guard does not cover yet (a popup's first one): fetch it
-        here without following redirects, and refuse a redirect to an origin not allowed.
-        (Hops after an allowed redirect are Chromium's again, as on a guarded page.)"""
-        request = route.request
-        try:
-            response = await route.fetch(max_redirects=0)
-        except PlaywrightError:
-            await route.fallback()  # let the browser meet (and report) the network error
-            return
-        location = response.headers.get("location")
-        if 300 <= response.status < 400 and location:
-            target = urljoin(request.url, location)
-            if self.verdict(target) is not None:
-                self.record(target, "redirect", method=request.method,
-                            resource_type=request.resource_type)
-                await route.abort("blockedbyclient")
-                return
-        await route.fulfill(response=response)
 
     async def guard_page(self, page: Page) -> None:
         """Put `page` under the redirect guard before it sends anything (see guard.py)."""

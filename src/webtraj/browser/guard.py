@@ -8,9 +8,9 @@ reason "redirect" when a redirect led there) so the other server receives nothin
 turns prerendering off for the page (a prerender is a navigation nobody asked for).
 
 A page must be guarded before its first request: `guard(page)` is awaited for tabs webtraj
-opens; pages a site opens (popups) are guarded from the context's "page" event, and their
-first navigation, which may start before that, is checked hop by hop by the route handler
-(see `OriginAllowlist`).
+opens; pages a site opens (popups) are guarded from the context's "page" event. A popup's
+first navigation may start before that; its redirect hops then meet the refusing proxy
+(refusal.py), which records them with reason "network".
 """
 
 from __future__ import annotations

@@ -142,6 +142,8 @@ def test_credential_named_headers_params_and_fields_are_redacted():
     assert {q["name"]: q["value"] for q in req["queryString"]}["page"] == "2"
     assert req["postData"]["text"] == "user=ann&password=[REDACTED]&csrf_token=[REDACTED]"
     body = json.loads(out["log"]["entries"][0]["response"]["content"]["text"])
+    plain = {"mimeType": "application/json", "text": '{ "title": "Tea",  "n": 2 }'}
+    assert Redactor(include_env=False).data(plain) == plain  # untouched, spacing included
     assert body["items"][0]["title"] == "Tea" and body["next"].startswith("/feed?cursor=7&")
     # In any text: URLs with credential parameters and userinfo, header lines.
     r = Redactor(include_env=False)

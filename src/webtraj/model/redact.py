@@ -145,9 +145,12 @@ class Redactor:
             out["text"] = self.form(text)
         elif "json" in mime and obj.get("encoding") != "base64":
             try:
-                out["text"] = orjson.dumps(self.data(orjson.loads(text))).decode()
+                parsed = orjson.loads(text)
             except orjson.JSONDecodeError:
                 out["text"] = self.text(text)
+            else:  # rewritten only when something was redacted: the body keeps its form
+                redacted = self.data(parsed)
+                out["text"] = text if redacted == parsed else orjson.dumps(redacted).decode()
         else:
             out["text"] = self.text(text)
         return out

@@ -52,8 +52,12 @@ def credential_name(name: str, *, bare_key: bool = False) -> bool:
     return any(pair in _CREDENTIAL_PAIRS for pair in zip(parts, parts[1:], strict=False))
 
 
-# `?token=...` / `&api_key=...` inside URLs anywhere in text.
-_QUERY_PARAM = re.compile(r"([?&;])([^=&#?;\s\"'<>]+)=([^&#;\s\"'<>]*)")
+# `?token=...` / `&api_key=...` inside URLs anywhere in text. The name must contain a
+# credential word (confirmed by `credential_name`): most parameters are skipped by the regex.
+_NAME_CHARS = r"[^=&#?;\s\"'<>]"
+_QUERY_PARAM = re.compile(
+    rf"([?&;])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
+    rf"|sig|credential){_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
 # `name=value` pairs of a urlencoded body (no leading ? needed).
 _FORM_PAIR = re.compile(r"(^|&)([^=&]+)=([^&]*)")
 # Userinfo of a URL: `scheme://user:password@host`.
@@ -92,7 +96,9 @@ class Redactor:
         if "=" in s:
             s = _QUERY_PARAM.sub(self._param, s)
         if ":" in s:
-            s = _HEADER_LINE.sub(_header_line, s)
+            low = s.lower()
+            if "authorization" in low or "cookie" in low or "x-" in low:
+                s = _HEADER_LINE.sub(_header_line, s)
         return s
 
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.worker import WorkerConfig, process_main
+from webtraj.model.lifetime import die_with_parent
 from webtraj.model.trajectory import Termination, Trajectory
 
 # Time a worker gets beyond the episode's own timeout to wind down (close the context, write
@@ -45,7 +47,8 @@ class LocalExecutor:
 
     def _spawn(self) -> _Slot:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=process_main, args=(child, self.config.model_dump_json()),
+        proc = self._ctx.Process(target=_worker_main,
+                                 args=(os.getpid(), child, self.config.model_dump_json()),
                                  daemon=True)
         proc.start()
         child.close()
@@ -108,3 +111,9 @@ class LocalExecutor:
             slot.proc.kill()
         slot.proc.join(timeout=5)
         slot.conn.close()
+
+
+def _worker_main(parent_pid: int, conn: Connection, config_json: str) -> None:
+    """A worker that the kernel kills if the run dies (its browser goes with its driver)."""
+    die_with_parent(parent_pid)
+    process_main(conn, config_json)

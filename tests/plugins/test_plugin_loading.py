@@ -10,8 +10,8 @@ import sys
 import textwrap
 
 import pytest
-from factories import make_trajectory
 
+from factories import make_trajectory
 from webtraj.agents import check_agent_options, make_agent
 from webtraj.agents.plugins import load_options_file, parse_option_pairs
 from webtraj.evaluate.protocol import EvalEnv

@@ -15,7 +15,8 @@ from factories import make_trajectory
 from webtraj.agents import check_agent_options, make_agent
 from webtraj.agents.plugins import load_options_file, parse_option_pairs
 from webtraj.evaluate.protocol import EvalEnv
-from webtraj.evaluate.registry import ConfigError, create, parse_evaluator_arg
+from webtraj.evaluate.registry import ConfigError, create
+from webtraj.evaluate.spec import parse_evaluator_spec
 from webtraj.model import InputError, Observation
 
 USER_MODULE = '''
@@ -211,10 +212,10 @@ def test_evaluator_by_spec_and_entry_point(user_module):
 
 
 def test_evaluator_arg_parsing_keeps_specs_whole():
-    assert parse_evaluator_arg("constraints:judge=rule,steps=all") == \
+    assert parse_evaluator_spec("constraints:judge=rule,steps=all") == \
         {"evaluator": "constraints", "judge": "rule", "steps": "all"}
-    assert parse_evaluator_arg("my_pkg.mod:MyEval") == {"evaluator": "my_pkg.mod:MyEval"}
-    assert parse_evaluator_arg("my_pkg.mod:MyEval:k=3,l=[1,2]") == \
+    assert parse_evaluator_spec("my_pkg.mod:MyEval") == {"evaluator": "my_pkg.mod:MyEval"}
+    assert parse_evaluator_spec("my_pkg.mod:MyEval:k=3,l=[1,2]") == \
         {"evaluator": "my_pkg.mod:MyEval", "k": 3, "l": [1, 2]}
 
 

@@ -168,50 +168,6 @@ def check(config: Mapping[str, Any], **kw: Any) -> BaseModel | None:
     return registry.check(config, **kw)
 
 
-def parse_evaluator_arg(text: str) -> dict[str, Any]:
-    """`NAME[:key=value,...]` or `pkg.mod:Name[:key=value,...]` to a config dict; values are
-    read as JSON when they parse (numbers, true/false, lists), else as text."""
-    import json
-
-    name, _, rest = text.partition(":")
-    head, sep2, tail = rest.partition(":")
-    if rest and "=" not in head and "," not in head and is_spec(f"{name}:{head}"):
-        name, rest = f"{name}:{head}", tail if sep2 else ""
-    if not name.strip():
-        raise InputError(f"evaluator {text!r} has no name; expected NAME[:key=value,...]",
-                         field="evaluator")
-    config: dict[str, Any] = {"evaluator": name.strip()}
-    for part in filter(None, (p.strip() for p in _split_top_level(rest))):
-        key, eq, value = part.partition("=")
-        if not eq or not key.strip():
-            raise InputError(f"evaluator option {part!r} in {text!r} is not key=value",
-                             field="evaluator")
-        try:
-            config[key.strip()] = json.loads(value)
-        except ValueError:
-            config[key.strip()] = value.strip()
-    return config
-
-
-def _split_top_level(text: str) -> list[str]:
-    """Split on commas outside brackets and quotes, so JSON lists stay whole."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
 def _load_builtins() -> None:
     # Imported lazily: each package registers its evaluators on first use.
     import webtraj.evaluate.constraints.plugin  # noqa: F401

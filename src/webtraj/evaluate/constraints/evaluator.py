@@ -83,7 +83,7 @@ def make_plugin_judge(name: str, options: dict[str, Any], env: EvalEnv) -> Const
     if "env" in params:
         kwargs["env"] = env
     if "llm" in params:
-        kwargs["llm"] = env.extras.get("llm")
+        kwargs["llm"] = env.llm
     judge = target(**kwargs)
     if not inspect.iscoroutinefunction(getattr(judge, "judge", None)):
         raise ValueError(f"judge {name!r} does not implement ConstraintJudge: it needs "

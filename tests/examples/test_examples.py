@@ -40,11 +40,11 @@ def _scores(out: Path) -> dict[str, float | None]:
 def test_custom_agent_through_webtraj_run(tmp_path, executor):
     out = tmp_path / "run"
     proc = _run_cli(tmp_path, "--suite", "miniwob", "--task-ids", "click-button",
-                    "--seeds", "0-3", "--agent", "my_agent:QuotedClickAgent",
+                    "--seeds", "0-1", "--agent", "my_agent:QuotedClickAgent",
                     "--agent-option", "role=button", "--workers", "2", "--executor", executor,
                     "--max-steps", "4", "--timeout", "60", "--out", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert _scores(out) == {f"miniwob/click-button/{s}": 1.0 for s in range(4)}
+    assert _scores(out) == {f"miniwob/click-button/{s}": 1.0 for s in range(2)}
     settings = json.loads((out / "run.json").read_text())["settings"]
     assert settings["agent"] == "my_agent:QuotedClickAgent"
     assert settings["agent_options"] == {"role": "button"}

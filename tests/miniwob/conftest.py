@@ -15,7 +15,7 @@ if not os.path.exists("/usr/bin/chromium"):  # pragma: no cover
 
 @pytest.fixture(scope="session")
 def miniwob_server():
-    from webtraj.suites.miniwob import MiniWoBServer
+    from webtraj.suites.miniwob.server import MiniWoBServer
 
     with MiniWoBServer() as server:
         yield server

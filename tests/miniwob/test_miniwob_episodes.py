@@ -140,7 +140,7 @@ SOLVERS = {
 
 
 def _build(server, names, seeds):
-    from webtraj.suites.miniwob import build_tasks
+    from webtraj.suites.miniwob.tasks import build_tasks
 
     built, failed = build_tasks(server.base_url, names, seeds=seeds)
     assert failed == []

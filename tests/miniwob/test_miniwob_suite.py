@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from webtraj.model import InputError
-from webtraj.suites.miniwob import parse_seeds, task_names
+from webtraj.suites.miniwob.assets import task_names
 from webtraj.suites.miniwob.check import load_check
 from webtraj.suites.miniwob.server import REWARD_PATH, SCRIPT_PATH, inject
-from webtraj.suites.miniwob.tasks import check_names
+from webtraj.suites.miniwob.tasks import check_names, parse_seeds
 
 
 def test_task_pages_are_served_with_the_episode_script(miniwob_server):

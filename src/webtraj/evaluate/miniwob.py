@@ -25,7 +25,7 @@ from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.registry import registry
 from webtraj.formats.har import load_trace
 from webtraj.model import InputError, Score, Trajectory
-from webtraj.suites.miniwob.server import REWARD_PATH, START_PATH
+from webtraj.suites.miniwob.paths import REWARD_PATH, START_PATH
 
 NAME = "miniwob"
 

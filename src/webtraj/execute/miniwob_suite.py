@@ -4,6 +4,7 @@ instances (task page x seed) the run selects. `--task-ids` takes task names
 
 from __future__ import annotations
 
+from webtraj.model import InputError
 from webtraj.model.run import RunConfig
 from webtraj.model.task import Task
 
@@ -12,7 +13,11 @@ DEFAULT_SEEDS = (0,)
 
 class MiniWoBSuite:
     def __init__(self, config: RunConfig) -> None:
-        from webtraj.suites.miniwob.server import MiniWoBServer
+        try:
+            from webtraj.suites.miniwob.server import MiniWoBServer
+        except ImportError as exc:
+            raise InputError(f"the MiniWoB++ suite needs the 'miniwob' extra ({exc}): "
+                             "pip install 'webtraj[miniwob]'", field="suite") from None
 
         self.config = config
         self.server = MiniWoBServer()

@@ -23,10 +23,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from webtraj.suites.miniwob.assets import html_dir
+from webtraj.suites.miniwob.paths import REWARD_PATH, SCRIPT_PATH, START_PATH
 
-SCRIPT_PATH = "/_webtraj/episode.js"
-START_PATH = "/_webtraj/start"
-REWARD_PATH = "/_webtraj/reward"
 # The reward panel MiniWoB++ draws beside the task would show the agent its reward.
 _HIDE_PANEL = "<style>#reward-display { display: none !important; }</style>"
 

@@ -58,5 +58,6 @@ def test_sites_list_shows_how_many_miniwob_tasks_run():
     result = CliRunner().invoke(app, ["sites", "list"], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
     assert f"{len(check.running)} of {len(check.tasks)} tasks run in Chromium" in result.output
+    assert "pip install 'webtraj[miniwob]'" in result.output
     for t in check.failing:
         assert t.name in result.output

@@ -39,7 +39,8 @@ def serve(
 
 @app.command("list")
 def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
-    """List the sandbox sites with their brand, port and placeholder.
+    """List the sandbox sites with their brand, port and placeholder, and how many MiniWoB++
+    tasks run in Chromium.
 
     Example: webtraj sites list
     """
@@ -62,7 +63,8 @@ def _list_miniwob() -> None:
         return
     starts = sum(t.starts for t in check.tasks)
     drag = [t.name for t in check.running if t.needs_drag]
-    console.print(f"\nMiniWoB++ suite (--suite miniwob; pip install 'webtraj[miniwob]'): "
+    install = escape("pip install 'webtraj[miniwob]'")
+    console.print(f"\nMiniWoB++ suite (--suite miniwob; {install}): "
                   f"{len(check.running)} of {len(check.tasks)} tasks run in Chromium "
                   f"{escape(check.chromium_version)} (miniwob {escape(check.miniwob_version)}, "
                   f"checked {check.checked_on}); {starts} pages start.", highlight=False)

@@ -2,8 +2,10 @@
 same environment episodes use. The result is written next to this module and shown by
 `webtraj sites list`; `python -m webtraj.suites.miniwob check` measures it again.
 
-A task runs when its page loads, starts its episode with the seed, shows an instruction,
-raises no JavaScript error, and its first observation has elements an agent can act on.
+A task runs when its page loads, starts its episode with the seed, shows an instruction (the
+same one when loaded again with the same seed: the task's intent is read ahead of the
+episode), raises no JavaScript error, and its first observation has elements an agent can act
+on.
 Tasks whose instruction asks for a mouse drag or drawing are listed apart: they start, but
 webtraj's action space (click, type, select, press, scroll, ...) has no drag."""
 
@@ -77,15 +79,19 @@ async def _elements(base_url: str, names: list[str]) -> tuple[dict[str, int], st
 
 def run_check(base_url: str) -> ChromiumCheck:
     names = list(task_names())
-    probes: list[PageProbe] = asyncio.run(probe_pages(base_url, [(n, 0) for n in names]))
+    pairs = [(n, 0) for n in names]
+    probes: list[PageProbe] = asyncio.run(probe_pages(base_url, pairs))
+    again = {p.name: p.query for p in asyncio.run(probe_pages(base_url, pairs))}
     counts, version = asyncio.run(_elements(base_url, [p.name for p in probes if p.ok]))
     checks = []
     for p in probes:
         n = counts.get(p.name, 0)
+        same = again.get(p.name) == p.query
         why = "; ".join(p.errors) if p.errors else (
-            None if n else "the page starts, but its accessibility tree has no element an agent "
-            "can act on")
-        checks.append(TaskCheck(name=p.name, starts=p.ok, runs=p.ok and n > 0, why=why,
+            "the instruction differs between two loads with the same seed" if not same else
+            None if n else "the page starts, but its accessibility tree has no element an "
+            "agent can act on")
+        checks.append(TaskCheck(name=p.name, starts=p.ok, runs=p.ok and same and n > 0, why=why,
                                 actionable_elements=n,
                                 needs_drag=bool(p.query and _DRAG.search(p.query))))
     return ChromiumCheck(checked_on=dt.date.today().isoformat(),

@@ -91,6 +91,13 @@ def journaled_steps(workdir: Path) -> tuple[Step, ...]:
     return tuple(steps)
 
 
+def episode_artifacts(workdir: Path) -> dict[str, Path]:
+    """The files an episode leaves for the store (screenshots, HAR, ...), journals excluded."""
+    if not workdir.is_dir():
+        return {}
+    return {p.name: p for p in sorted(workdir.iterdir()) if p.name not in JOURNALS}
+
+
 def drop_journals(workdir: Path) -> None:
     for name in JOURNALS:
         (workdir / name).unlink(missing_ok=True)

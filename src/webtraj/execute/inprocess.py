@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable
 
 from webtraj.agents.protocol import Agent
-from webtraj.execute.episode import EpisodeSpec, error_trajectory
+from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.local import OnResult, OnStart
 from webtraj.execute.worker import EpisodeWorker, WorkerConfig
 from webtraj.model.trajectory import Termination
@@ -39,7 +39,7 @@ class InProcessExecutor:
                         traj = error_trajectory(spec, Termination.ERROR,
                                                 f"{type(exc).__name__}: {exc}",
                                                 self.config.workdir(spec))
-                    on_result(spec, traj)
+                    on_result(spec, traj, episode_artifacts(self.config.workdir(spec)))
             finally:
                 await worker.close()
 

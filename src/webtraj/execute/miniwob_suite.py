@@ -20,7 +20,7 @@ class MiniWoBSuite:
                              "pip install 'webtraj[miniwob]'", field="suite") from None
 
         self.config = config
-        self.server = MiniWoBServer()
+        self.server = MiniWoBServer(host=config.sandbox_host)
         self.problems: list[str] = []
 
     def __enter__(self) -> MiniWoBSuite:

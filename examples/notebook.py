@@ -32,7 +32,7 @@ class TypeAndSubmit:
 
 
 # %%
-result = wt.run(suite="miniwob", task_ids=["enter-text"], seeds=range(3),
+result = wt.run(suite="miniwob", task_ids=["enter-text"], seeds=range(2),
                 agent=TypeAndSubmit(), out=out, max_steps=5, screenshots=False)
 print("success rate:", result.success_rate("miniwob"))
 for t in result.summary.trajectories:

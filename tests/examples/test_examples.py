@@ -115,4 +115,4 @@ def test_notebook_script(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "success rate: 1.0" in proc.stdout
     assert "rescored success rate: 1.0" in proc.stdout
-    assert _scores(tmp_path / "nb") == {f"miniwob/enter-text/{s}": 1.0 for s in range(3)}
+    assert _scores(tmp_path / "nb") == {f"miniwob/enter-text/{s}": 1.0 for s in range(2)}

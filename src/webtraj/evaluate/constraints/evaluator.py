@@ -10,22 +10,20 @@ curation uses; the score's value is always the CSR of the final observation."""
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from webtraj.agents.plugins import (
-    is_spec,
-    load_entry_point,
-    load_spec,
-    options_model_of,
-    validate_options,
-)
+from webtraj.agents.plugins import options_model_of, validate_options
 from webtraj.evaluate.constraints.csr import trajectory_score
 from webtraj.evaluate.constraints.extraction import ExtractionError, extract_constraints
 from webtraj.evaluate.constraints.judge import ConstraintJudge
+from webtraj.evaluate.constraints.judge_plugins import (
+    BUILTIN_JUDGES,
+    load_judge,
+    make_plugin_judge,
+)
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.llm import LLMClient
 from webtraj.model.score import Score
@@ -54,43 +52,6 @@ class ConstraintsOptions(BaseModel):
             validate_options(options_model_of(target), self.judge_options,
                              owner=f"judge {self.judge!r}")
         return self
-
-
-BUILTIN_JUDGES = ("rule", "llm", "vlm", "oracle")
-JUDGE_ENTRY_POINT_GROUP = "webtraj.judges"
-
-
-def load_judge(name: str) -> Any:
-    """A user's judge class or factory, by spec or entry-point name."""
-    target = (load_spec(name, what="judge") if is_spec(name)
-              else load_entry_point(JUDGE_ENTRY_POINT_GROUP, name, what="judge"))
-    if target is None:
-        raise ValueError(f"unknown judge {name!r}; use {', '.join(BUILTIN_JUDGES)}, an entry "
-                         f"point of {JUDGE_ENTRY_POINT_GROUP!r} or 'package.module:Judge'")
-    if not callable(target):
-        raise ValueError(f"judge {name!r} is not a class or a factory")
-    return target
-
-
-def make_plugin_judge(name: str, options: dict[str, Any], env: EvalEnv) -> ConstraintJudge:
-    target = load_judge(name)
-    params = inspect.signature(target).parameters
-    kwargs: dict[str, Any] = {}
-    model = options_model_of(target)
-    opts = validate_options(model, options, owner=f"judge {name!r}")
-    if model is not None:
-        kwargs["options"] = opts
-    if "env" in params:
-        kwargs["env"] = env
-    if "llm" in params:
-        kwargs["llm"] = env.llm
-    judge = target(**kwargs)
-    if not inspect.iscoroutinefunction(getattr(judge, "judge", None)):
-        raise ValueError(f"judge {name!r} does not implement ConstraintJudge: it needs "
-                         "`async def judge(task, observations, trajectory, artifacts)`")
-    if not isinstance(getattr(judge, "name", None), str):
-        raise ValueError(f"judge {name!r} needs a `name` string")
-    return judge
 
 
 class ConstraintsEvaluator:

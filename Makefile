@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # Extras the tests need (all of them: torch is pinned to the local CPU wheel by the ml extra);
 # the demo needs only the browser and the sandbox sites.
-TEST_EXTRAS ?= dev,browser,sites,mind2web,ml,ray,train,images
+TEST_EXTRAS ?= dev,browser,sites,mind2web,ml,ray,train,images,miniwob
 DEMO_EXTRAS ?= browser,sites
 
 .PHONY: demo test test-slow lint bench venv chromium clean

@@ -22,8 +22,9 @@ def curate(
     ctx: typer.Context,
     run: Path = typer.Option(None, "--run", help="The run directory to curate."),  # noqa: B008
     judge: str = typer.Option(None, "--judge", help="Constraint judge whose per-step CSR "
-                              "decides: oracle | rule | llm | vlm (default: oracle for "
-                              "sandbox runs, else rule)."),
+                              "decides: oracle | rule | llm | vlm, or miniwob (the page's "
+                              "reward; default: oracle for sandbox runs, miniwob for MiniWoB++ "
+                              "runs, else rule)."),
     second_judge: str = typer.Option(None, "--second-judge", help="Keep only instances on "
                                      "which this judge agrees (same t' and same C')."),
     relabel: str = typer.Option("rule", "--relabel", help="rule | llm | none: how partial "
@@ -64,6 +65,7 @@ def curate(
         CurateRun,
         CurateSettings,
         curate_run,
+        curve_evaluator,
         default_judge,
         ensure_curves,
     )
@@ -94,7 +96,7 @@ def curate(
     rescored = 0
     if not no_rescore:
         for name in filter(None, (judge, second_judge)):
-            missing = missing_curves(run, f"constraints:{name}")
+            missing = missing_curves(run, curve_evaluator(name))
             if missing and name in ("llm", "vlm") and not llm:
                 raise fail(f"{len(missing)} trajectories have no per-step {name} scores and "
                            "the judge needs a model: pass --llm, or --no-rescore")

@@ -47,12 +47,15 @@ def rescore_run(
     if run is None:
         console.print(ctx.get_help())
         raise typer.Exit(2)
+    from webtraj.evaluate.registry import check as check_evaluator
     from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.store import RunStore
 
     try:
         configs = [parse_evaluator_spec(e) for e in evaluator] if evaluator else None
+        for i, config in enumerate(configs or ()):
+            check_evaluator(config, record=f"--evaluator {i + 1}")
         store = RunStore.open(run)
     except InputError as exc:
         raise fail(str(exc)) from None

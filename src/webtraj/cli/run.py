@@ -13,9 +13,17 @@ from webtraj.cli.common import console, err_console, fail
 
 
 def run(
-    suite: str = typer.Option(None, "--suite", help="Built-in task suite (booking)."),
+    suite: str = typer.Option(None, "--suite", help="Built-in task suite: booking | miniwob."),
     tasks: Path = typer.Option(None, "--tasks", help="Task file (JSONL or JSON list)."),
-    agent: str = typer.Option(..., "--agent", help="replay | heuristic | llm | mindact"),
+    agent: str = typer.Option(..., "--agent", help="replay | heuristic | llm | mindact, an "
+                              "installed plug-in's name, or your own pkg.module:Class"),
+    agent_option: list[str] = typer.Option(None, "--agent-option", help="key=value for the "
+                                           "agent's options (repeatable; JSON values parsed)."),
+    agent_options: Path = typer.Option(None, "--agent-options", help="JSON or YAML file of "
+                                       "agent options (--agent-option wins)."),
+    evaluator: list[str] = typer.Option(None, "--evaluator", help="NAME[:key=value,...] or "
+                                        "pkg.mod:Class[:key=value,...], repeatable; besides "
+                                        "each task's own evaluators."),
     llm: str = typer.Option(None, "--llm", help="Model spec: base_url=...,model=...[,k=v]"),
     trials: int = typer.Option(1, "--trials", min=1),
     max_steps: int = typer.Option(30, "--max-steps", min=1),
@@ -23,7 +31,10 @@ def run(
     executor: str = typer.Option("local", "--executor", help="local | ray"),
     ray_address: str = typer.Option(None, "--ray-address"),
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds per episode."),
-    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids."),
+    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids (MiniWoB++: "
+                                 "task names such as click-button, or miniwob/NAME/SEED)."),
+    seeds: str = typer.Option(None, "--seeds", help="MiniWoB++ seeds, e.g. 0-9 or 0,3,5 "
+                              "(default 0)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N tasks."),
     today: str = typer.Option(None, "--today", help="Sandbox 'today' (YYYY-MM-DD)."),
     seed: int = typer.Option(0, "--seed"),
@@ -39,19 +50,34 @@ def run(
     """Run an agent on tasks in a real browser, record, score and report.
 
     Example: webtraj run --suite booking --agent heuristic --workers 2 --out runs/heur
+
+    Example: webtraj run --suite miniwob --task-ids click-button,enter-text --seeds 0-4
+    --agent my_pkg.agents:MyAgent --agent-option temperature=0 --out runs/mine
     """
+    from webtraj.agents.plugins import load_options_file, parse_option_pairs
+    from webtraj.agents.protocol import AgentError
+    from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.execute.run import EpisodeEvent, RunConfig, RunPlan, execute_run
     from webtraj.model import InputError
     from webtraj.report.html import write_report
     from webtraj.report.tables import outcome_table
 
     try:
+        options = load_options_file(agent_options) if agent_options else {}
+        options.update(parse_option_pairs(agent_option or []))
+        seed_list = ()
+        if seeds:
+            from webtraj.suites.miniwob.tasks import parse_seeds
+
+            seed_list = parse_seeds(seeds)
         config = RunConfig(
             suite=suite, tasks_file=str(tasks) if tasks else None, agent=agent, llm=llm,
             trials=trials, max_steps=max_steps, workers=workers, executor=executor,
             ray_address=ray_address, timeout_s=timeout, limit=limit, today=today, seed=seed,
             task_ids=tuple(t for t in (task_ids or "").split(",") if t), evaluate=not no_eval,
-            no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host)
+            no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host,
+            agent_options=options, seeds=seed_list,
+            evaluators=tuple(parse_evaluator_spec(e) for e in evaluator or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
@@ -69,7 +95,7 @@ def run(
     def on_episode(ev: EpisodeEvent) -> None:
         state["done"] += 1
         state["errors"] += ev.error is not None
-        csr = [v for k, v in ev.scores.items() if k.startswith("constraints")]
+        csr = [v for k, v in ev.scores.items() if k.startswith(("constraints", "miniwob"))]
         if csr and csr[0] is not None:
             state["scored"] += 1
             state["success"] += csr[0] >= 1.0
@@ -81,7 +107,7 @@ def run(
         with progress:
             store = execute_run(config, out, command=command, on_plan=on_plan,
                                 on_episode=on_episode)
-    except (InputError, ValueError, RuntimeError) as exc:
+    except (InputError, ValueError, RuntimeError, AgentError) as exc:
         raise fail(str(exc)) from None
     with store:
         console.print(outcome_table(store))

@@ -39,7 +39,8 @@ def serve(
 
 @app.command("list")
 def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
-    """List the sandbox sites with their brand, port and placeholder.
+    """List the sandbox sites with their brand, port and placeholder, and how many MiniWoB++
+    tasks run in Chromium.
 
     Example: webtraj sites list
     """
@@ -48,6 +49,34 @@ def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
     for cls in SITE_CLASSES:
         console.print(f"{cls.key:8} {cls.brand:11} :{port_base + cls.offset}  "
                       f"__{cls.key.upper()}__  {cls.tagline}", highlight=False)
+    _list_miniwob()
+
+
+def _list_miniwob() -> None:
+    """The MiniWoB++ suite, with how many of its tasks run in Chromium (as last measured)."""
+    from rich.markup import escape
+
+    from webtraj.suites.miniwob.check import load_check
+
+    check = load_check()
+    if check is None:
+        return
+    starts = sum(t.starts for t in check.tasks)
+    drag = [t.name for t in check.running if t.needs_drag]
+    install = escape("pip install 'webtraj[miniwob]'")
+    console.print(f"\nMiniWoB++ suite (--suite miniwob; {install}): "
+                  f"{len(check.running)} of {len(check.tasks)} tasks run in Chromium "
+                  f"{escape(check.chromium_version)} (miniwob {escape(check.miniwob_version)}, "
+                  f"checked {check.checked_on}); {starts} pages start.", highlight=False)
+    if drag:
+        console.print(f"  {len(drag)} of those ask for a drag, which webtraj's actions cannot "
+                      f"do: {escape(', '.join(drag))}", highlight=False)
+    by_why: dict[str, list[str]] = {}
+    for t in check.failing:
+        by_why.setdefault(t.why or "unknown", []).append(t.name)
+    for why, names in by_why.items():
+        console.print(f"  {len(names)} do not run ({escape(why)}): {escape(', '.join(names))}",
+                      highlight=False)
 
 
 @app.command()

@@ -94,8 +94,13 @@ def _problem_drop(p: CurveProblem) -> Drop:
     return Drop(reason=DropReason(p.reason), detail=p.detail)
 
 
+def _outcome_curve(curve: CSRCurve | CurveProblem) -> bool:
+    """A whole-task success curve (e.g. MiniWoB++'s reward), not a constraint CSR."""
+    return isinstance(curve, CSRCurve) and not curve.judge.startswith("constraints")
+
+
 def _select_one(traj: Trajectory, curve: CSRCurve | CurveProblem) -> Selection | Drop:
-    if not traj.task.constraints:
+    if not traj.task.constraints and not _outcome_curve(curve):
         return Drop(reason=DropReason.NO_CONSTRAINTS, detail=f"task {traj.task.task_id}")
     if not traj.steps:
         return Drop(reason=DropReason.NO_ACTIONS)
@@ -141,6 +146,10 @@ def select_prefix(traj: Trajectory, curve: CSRCurve | CurveProblem,
     return first
 
 
+# The stop added after a prefix that completed a task without constraints (an outcome curve).
+DONE_REASONING = "The page shows that what the task asked for is done, so I stop here."
+
+
 def _stop(value: str = "") -> Action:
     return Action(kind=ActionKind.STOP, value=value)
 
@@ -168,7 +177,8 @@ def build_instance(traj: Trajectory, sel: Selection, relabeled: Relabeled | None
             kept.append(KeptStep(t=t_best, action=own.action, reasoning=own.reasoning,
                                  kind=RecordKind.OWN_STOP))
         else:
-            why = rule_relabel(traj.task, sel.satisfied, seed=seed).stop_reasoning
+            why = (rule_relabel(traj.task, sel.satisfied, seed=seed).stop_reasoning
+                   if traj.task.constraints else DONE_REASONING)
             kept.append(KeptStep(t=t_best, action=_stop(), reasoning=why,
                                  kind=RecordKind.ADDED_STOP))
     elif relabeled is not None:

@@ -1,4 +1,5 @@
-"""Evaluator configs written on a command line: `NAME[:key=value,...]`."""
+"""Evaluator configs written on a command line: `NAME[:key=value,...]`, where NAME may be a
+user's evaluator `package.module:Class` (`my_pkg.mod:MyEval:k=1`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from webtraj.agents.plugins import is_spec
 from webtraj.model import InputError
 
 
@@ -13,6 +15,9 @@ def parse_evaluator_spec(spec: str) -> dict[str, Any]:
     """`constraints:judge=rule,steps=all` -> {"evaluator": "constraints", "judge": "rule", ...}.
     Values are read as JSON when they parse (numbers, true/false, lists), else as text."""
     name, _, rest = spec.partition(":")
+    head, colon, tail = rest.partition(":")
+    if rest and "=" not in head and "," not in head and is_spec(f"{name.strip()}:{head}"):
+        name, rest = f"{name.strip()}:{head}", tail if colon else ""
     if not name.strip():
         raise InputError(f"evaluator spec {spec!r} has no name; expected NAME[:key=value,...]")
     config: dict[str, Any] = {"evaluator": name.strip()}

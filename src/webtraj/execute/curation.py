@@ -43,7 +43,22 @@ from webtraj.store.reader import (
 )
 
 Executor = Literal["local", "ray"]
-JUDGES = ("rule", "llm", "vlm", "oracle")
+JUDGES = ("rule", "llm", "vlm", "oracle", "miniwob")
+# Judges that are whole evaluators with a per-step success curve of their own (the task has
+# no constraints; the curve is 0 until the task is done, then 1).
+OUTCOME_JUDGES = ("miniwob",)
+
+
+def curve_evaluator(judge: str) -> str:
+    """The stored score a judge's curve is read from."""
+    return judge if judge in OUTCOME_JUDGES else f"constraints:{judge}"
+
+
+def curve_config(judge: str) -> dict[str, Any]:
+    """The evaluator config that computes a judge's per-step curve."""
+    if judge in OUTCOME_JUDGES:
+        return {"evaluator": judge}
+    return {"evaluator": "constraints", "judge": judge, "steps": "all"}
 
 
 class CurateSettings(BaseModel):
@@ -58,7 +73,7 @@ class CurateSettings(BaseModel):
     seed: int = 0
 
     def evaluators(self) -> list[str]:
-        return [f"constraints:{j}" for j in (self.judge, self.second_judge) if j]
+        return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]
 
 
 @dataclass
@@ -197,7 +212,9 @@ def _append(lines: list[bytes], cols: dict[str, list[Any]], inst: Instance,
 
 def default_judge(info: RunInfo) -> str:
     """The sandbox oracle when the run can rebuild it (a sandbox with its site URLs), else the
-    rule judge."""
+    rule judge; MiniWoB++ runs are curated on the page's own reward."""
+    if info.settings is not None and info.settings.suite == "miniwob":
+        return "miniwob"
     return "oracle" if info.sandbox is not None and info.site_urls else "rule"
 
 
@@ -212,13 +229,13 @@ def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = Non
     for judge in (settings.judge, settings.second_judge):
         if not judge:
             continue
-        missing = missing_curves(root, f"constraints:{judge}")
+        missing = missing_curves(root, curve_evaluator(judge))
         if not missing:
             continue
         task_ids = sorted({task for _, task in missing})
         with RunStore.open(root) as store:
             envs = RunEnvironments(store.info, llm=llm, no_cache=settings.no_cache)
-            config = [{"evaluator": "constraints", "judge": judge, "steps": "all"}]
+            config = [curve_config(judge)]
             for i in range(0, len(task_ids), 400):
                 res = score_run(store, config, envs, task_id=task_ids[i:i + 400])
                 done += res.trajectories

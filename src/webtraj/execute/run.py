@@ -15,10 +15,13 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
+from webtraj.agents.protocol import Agent
 from webtraj.agents.registry import make_agent
 from webtraj.browser.config import EnvConfig
+from webtraj.evaluate.registry import check as check_evaluator
 from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
 from webtraj.execute.episode import EpisodeSpec
+from webtraj.execute.inprocess import InProcessExecutor
 from webtraj.execute.local import Artifacts
 from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
@@ -83,12 +86,16 @@ def _model_info(spec: str | None) -> ModelInfo | None:
 def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 on_plan: Callable[[RunPlan], None] | None = None,
                 on_episode: Callable[[EpisodeEvent], None] | None = None,
-                on_start: Callable[[EpisodeSpec, int], None] | None = None) -> RunStore:
-    """Run (or resume) the episodes into `out`; returns the open store."""
+                on_start: Callable[[EpisodeSpec, int], None] | None = None,
+                agent: Agent | None = None) -> RunStore:
+    """Run (or resume) the episodes into `out`; returns the open store. An `agent` object
+    (Python API) runs in this process; otherwise workers build `config.agent` themselves."""
     if (config.suite is None) == (config.tasks_file is None):
         raise ValueError("give exactly one of a suite or a tasks file")
-    make_agent(config.agent, llm=config.llm, no_cache=True,
-               options=config.agent_options)  # fail fast on a bad agent
+    if agent is None:  # fail fast on a bad agent or option, before any browser starts
+        make_agent(config.agent, llm=config.llm, no_cache=True, options=config.agent_options)
+    for i, evaluator in enumerate(config.evaluators):
+        check_evaluator(evaluator, record=f"--evaluator {i + 1}")
     out = Path(out)
     store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
                                                  seed=config.seed, settings=config,
@@ -97,7 +104,18 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     with ExitStack() as stack:
         task_errors: list[str] = []
         session_urls: dict[str, str] | None = None
-        if config.suite:
+        if config.suite == "miniwob":
+            from webtraj.execute.miniwob_suite import MiniWoBSuite
+
+            suite = stack.enter_context(MiniWoBSuite(config))
+            tasks = suite.tasks()
+            task_errors += suite.problems
+            config = config.model_copy(update={"task_ids": ()})  # selected by the suite
+            if not store.info.site_urls:
+                store.update_info(site_urls=suite.urls)
+            if suite.urls != store.info.site_urls:
+                session_urls = suite.urls
+        elif config.suite:
             from webtraj.execute.sandbox import Sandbox
 
             recorded = store.info.sandbox
@@ -170,7 +188,9 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             else:
                 announce(traj, [])
 
-        _executor(config, worker).run(specs, on_result, on_start)
+        executor = (InProcessExecutor(worker, agent) if agent is not None
+                    else _executor(config, worker))
+        executor.run(specs, on_result, on_start)
         if stage is not None:
             stage.close()  # every score stored before the run's totals are written
         shutil.rmtree(scratch, ignore_errors=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from webtraj.agents.protocol import Agent
 from webtraj.agents.registry import make_agent
 from webtraj.browser.chromium import launch_chromium
 from webtraj.browser.config import EnvConfig
@@ -35,10 +36,13 @@ class WorkerConfig(FrozenModel):
 class EpisodeWorker:
     """Keeps one browser open across episodes and relaunches it if it dies."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, agent: Agent | None = None) -> None:
         self.config = config
-        self.agent = make_agent(config.agent, llm=config.llm, no_cache=config.no_cache,
-                                options=config.agent_options)
+        # An agent object is given only in-process (webtraj.execute.inprocess); workers in
+        # other processes rebuild theirs from the spec string and options.
+        self.agent = agent if agent is not None else make_agent(
+            config.agent, llm=config.llm, no_cache=config.no_cache,
+            options=config.agent_options)
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
 

@@ -39,6 +39,8 @@ class RunConfig(FrozenModel):
     timeout_s: float = Field(default=300.0, gt=0)
     today: str | None = None
     seed: int = 0
+    # Seeds of the task instances, for suites whose tasks are drawn from a seed (MiniWoB++).
+    seeds: tuple[int, ...] = ()
     evaluate: bool = True
     screenshots: bool = True
     # Origins the browser may reach besides each task's start URL origin.

@@ -1,6 +1,10 @@
 """The `constraints` evaluator: CSR/SR of a trajectory with a chosen judge (seed 003 §2.2).
 
 Config: `{"evaluator": "constraints", "judge": "rule|llm|vlm|oracle", "steps": "final|all"}`.
+`judge` may also name a user's judge: an entry point of the `webtraj.judges` group or a spec
+`my_pkg.mod:MyJudge` (a class or factory implementing `ConstraintJudge`, its options model in
+`Options`, given as `judge_options`; called with `options=`, and `env=`/`llm=` when it has
+such parameters).
 With `steps="all"` every observation o_0..o_T is judged, giving the per-step CSR curve that
 curation uses; the score's value is always the CSR of the final observation."""
 
@@ -9,11 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
+from webtraj.agents.plugins import options_model_of, validate_options
 from webtraj.evaluate.constraints.csr import trajectory_score
 from webtraj.evaluate.constraints.extraction import ExtractionError, extract_constraints
 from webtraj.evaluate.constraints.judge import ConstraintJudge
+from webtraj.evaluate.constraints.judge_plugins import (
+    BUILTIN_JUDGES,
+    load_judge,
+    make_plugin_judge,
+)
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.llm import LLMClient
 from webtraj.model.score import Score
@@ -23,12 +33,25 @@ from webtraj.model.trajectory import Trajectory
 class ConstraintsOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     evaluator: Literal["constraints"] = "constraints"
-    judge: Literal["rule", "llm", "vlm", "oracle"] = "rule"
+    # rule | llm | vlm | oracle, an entry point of `webtraj.judges`, or pkg.mod:Judge
+    judge: str = "rule"
+    judge_options: dict[str, Any] = {}
     steps: Literal["final", "all"] = "final"
     # For tasks without constraints: have a model extract them from the intent first.
     extract: bool = False
     # Rule judge only: what it may read (default data, url and text).
     sources: tuple[Literal["data", "url", "text"], ...] | None = None
+
+    @model_validator(mode="after")
+    def _known_judge(self) -> ConstraintsOptions:
+        if self.judge in BUILTIN_JUDGES:
+            if self.judge_options:
+                raise ValueError(f"judge_options apply to plug-in judges, not {self.judge!r}")
+        else:  # load it now: a bad judge or option fails before any episode runs
+            target = load_judge(self.judge)
+            validate_options(options_model_of(target), self.judge_options,
+                             owner=f"judge {self.judge!r}")
+        return self
 
 
 class ConstraintsEvaluator:
@@ -65,8 +88,10 @@ class ConstraintsEvaluator:
         return [score]
 
 
-def make_judge(name: str, env: EvalEnv, *,
-               sources: tuple[str, ...] | None = None) -> ConstraintJudge:
+def make_judge(name: str, env: EvalEnv, *, sources: tuple[str, ...] | None = None,
+               options: dict[str, Any] | None = None) -> ConstraintJudge:
+    if name not in BUILTIN_JUDGES:
+        return make_plugin_judge(name, options or {}, env)
     if name == "oracle":
         oracle = env.oracle
         if oracle is None:
@@ -96,5 +121,6 @@ def factory(options: dict[str, Any], env: EvalEnv) -> ConstraintsEvaluator:
             raise ValueError("extract=true needs a model: pass --llm")
     if opts.sources is not None and opts.judge != "rule":
         raise ValueError("'sources' applies to the rule judge only")
-    return ConstraintsEvaluator(make_judge(opts.judge, env, sources=opts.sources),
+    judge = make_judge(opts.judge, env, sources=opts.sources, options=opts.judge_options)
+    return ConstraintsEvaluator(judge,
                                 steps=opts.steps, extractor=extractor)

@@ -1,0 +1,204 @@
+"""The Python API: run an agent on tasks and get the scored run back, or score a run again,
+from a notebook or a script, with everything `webtraj run` / `webtraj eval --run` do
+(workers or Ray, the sandbox or MiniWoB++ servers, per-episode timeouts, resume, scoring,
+usage accounting, the HTML report).
+
+    import webtraj.api as wt
+
+    result = wt.run(suite="miniwob", task_ids=["click-button"], seeds=range(5),
+                    agent="my_pkg.agents:MyAgent", agent_options={"role": "button"},
+                    out="runs/mine", workers=2)
+    print(result.success_rate("miniwob"), result.report)
+    again = wt.rescore(result, evaluators=["constraints:judge=rule,steps=all"])
+
+`agent` is a spec (a built-in name, an entry point, `pkg.module:Class`) or an agent object.
+An object whose class can be imported by worker processes is rebuilt there from its class
+and its `options`; any other object (say, defined in a notebook) runs in this process, one
+episode after another."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from webtraj.agents.plugins import options_model_of
+from webtraj.agents.protocol import Agent, AgentError
+from webtraj.agents.registry import check_agent_options
+from webtraj.model import InputError, Score, Task, Trajectory
+from webtraj.report.summary import RunSummary, summarize
+from webtraj.store import RunStore
+
+__all__ = ["Run", "agent_spec", "rescore", "run"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A stored run: where it is, its summary (per-evaluator mean, SR, CSR and per-trajectory
+    scores), and its HTML report. The files stay the source of truth: `open()` reads them."""
+
+    path: Path
+    summary: RunSummary
+    report: Path | None = None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Run:
+        with RunStore.open(path) as store:
+            summary = summarize(store)
+        report = Path(path) / "report.html"
+        return cls(Path(path), summary, report if report.is_file() else None)
+
+    def open(self) -> RunStore:
+        return RunStore.open(self.path)
+
+    def trajectories(self) -> Iterator[Trajectory]:
+        with self.open() as store:
+            yield from store.iter_trajectories()
+
+    def scores(self, trajectory_id: str, evaluator: str | None = None) -> list[Score]:
+        with self.open() as store:
+            return store.scores(trajectory_id, evaluator=evaluator)
+
+    def success_rate(self, evaluator: str) -> float | None:
+        """SR of one evaluator over the scored trajectories (None if none was scored)."""
+        agg = self.summary.evaluators.get(evaluator)
+        return agg.sr if agg else None
+
+
+def agent_spec(agent: Agent | str) -> tuple[str, dict[str, Any]] | None:
+    """(spec, options) a worker process can rebuild `agent` from, or None if it cannot."""
+    if isinstance(agent, str):
+        return agent, {}
+    cls = type(agent)
+    module, qualname = cls.__module__, cls.__qualname__
+    if module in ("__main__", "builtins") or "<locals>" in qualname:
+        return None
+    try:
+        target: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError):
+        return None
+    if target is not cls:
+        return None
+    model = options_model_of(cls)
+    options = getattr(agent, "options", None)
+    if model is not None:
+        return (f"{module}:{qualname}", options.model_dump(mode="json")) \
+            if isinstance(options, model) else None
+    params = [p for p in inspect.signature(cls).parameters.values()
+              if p.default is inspect.Parameter.empty
+              and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return (f"{module}:{qualname}", {}) if not params else None
+
+
+def _write_tasks(tasks: Iterable[Task | Mapping[str, Any]], out: Path) -> Path:
+    items = [t if isinstance(t, Task) else Task.model_validate(dict(t)) for t in tasks]
+    if not items:
+        raise InputError("no tasks given", field="tasks")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "tasks.jsonl"
+    path.write_bytes(b"".join(t.to_json_bytes(indent=False) + b"\n" for t in items))
+    return path
+
+
+def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
+        agent: Agent | str, out: str | Path, suite: str | None = None,
+        agent_options: Mapping[str, Any] | BaseModel | None = None,
+        llm: str | None = None, workers: int = 1,
+        executor: Literal["local", "ray"] = "local", ray_address: str | None = None,
+        trials: int = 1, max_steps: int = 30, timeout_s: float = 300.0,
+        task_ids: Sequence[str] = (), seeds: Iterable[int] = (), limit: int | None = None,
+        today: str | None = None, seed: int = 0,
+        evaluators: Sequence[str | Mapping[str, Any]] = (), evaluate: bool = True,
+        screenshots: bool = True, allow_origins: Sequence[str] = (), no_cache: bool = False,
+        report: bool = True) -> Run:
+    """Run `agent` on `tasks` (Task objects or dicts, or a JSONL/JSON task file) or on a
+    built-in `suite` ("booking", "miniwob"); store, score and report into `out` (run again
+    with the same `out` to resume). Bad agents, options or evaluators raise `InputError`
+    before any browser starts."""
+    from webtraj.evaluate.spec import parse_evaluator_spec
+    from webtraj.execute.run import execute_run
+    from webtraj.model.run import RunConfig
+
+    out = Path(out)
+    if (tasks is None) == (suite is None):
+        raise InputError("give either tasks or a suite", field="tasks")
+    if isinstance(agent_options, BaseModel):
+        agent_options = agent_options.model_dump(mode="json")
+    options = dict(agent_options or {})
+    rebuilt = agent_spec(agent)
+    local_agent: Agent | None = None
+    if rebuilt is None:
+        if executor == "ray" or workers > 1:
+            raise InputError(f"agent {type(agent).__qualname__} cannot be rebuilt in worker "
+                             "processes (define its class in an importable module, with its "
+                             "options in an `options` attribute), so it runs in this process: "
+                             "use workers=1 and the local executor", field="agent")
+        if options:
+            raise InputError("agent_options apply to an agent given by spec; an agent object "
+                             "carries its own options", field="agent_options")
+        local_agent = agent  # type: ignore[assignment]
+        spec = getattr(agent, "name", None) or type(agent).__name__
+    else:
+        spec, own = rebuilt
+        options = {**own, **options}
+        check_agent_options(spec, options)
+    configs = tuple(parse_evaluator_spec(e) if isinstance(e, str) else dict(e)
+                    for e in evaluators)
+    tasks_file = None
+    if tasks is not None:
+        tasks_file = str(tasks) if isinstance(tasks, str | Path) else str(
+            _write_tasks(tasks, out))
+    config = RunConfig(suite=suite, tasks_file=tasks_file, task_ids=tuple(task_ids),
+                       limit=limit, agent=spec, agent_options=options, llm=llm,
+                       no_cache=no_cache, trials=trials, max_steps=max_steps, workers=workers,
+                       executor=executor, ray_address=ray_address, timeout_s=timeout_s,
+                       today=today, seed=seed, seeds=tuple(seeds), evaluate=evaluate,
+                       screenshots=screenshots, allow_origins=tuple(allow_origins),
+                       evaluators=configs)
+    try:
+        store = execute_run(config, out, command="webtraj.api.run", agent=local_agent)
+    except AgentError as exc:
+        raise InputError(str(exc), field="agent") from None
+    return _finish(store, report)
+
+
+def rescore(run: Run | str | Path, evaluators: Sequence[str | Mapping[str, Any]] | None = None,
+            *, llm: str | None = None, no_cache: bool = False, report: bool = True,
+            **filters: Any) -> Run:
+    """Score a stored run again (with `evaluators`, or each task's own); new scores are kept
+    beside the old ones and the summary uses the newest. Cached model calls make a repeated
+    re-score free."""
+    from webtraj.evaluate.registry import check as check_evaluator
+    from webtraj.evaluate.run_scoring import RunEnvironments, score_run
+    from webtraj.evaluate.spec import parse_evaluator_spec
+
+    path = run.path if isinstance(run, Run) else Path(run)
+    configs = None
+    if evaluators is not None:
+        configs = [parse_evaluator_spec(e) if isinstance(e, str) else dict(e)
+                   for e in evaluators]
+        for i, config in enumerate(configs):
+            check_evaluator(config, record=f"evaluator {i + 1}")
+    store = RunStore.open(path)
+    with store:
+        envs = RunEnvironments(store.info, llm=llm, no_cache=no_cache)
+        score_run(store, configs, envs, **filters)
+    return _finish(RunStore.open(path), report)
+
+
+def _finish(store: RunStore, report: bool) -> Run:
+    with store:
+        summary = summarize(store)
+        page = None
+        if report:
+            from webtraj.report.html import write_report
+
+            page = write_report(store)
+    return Run(store.root, summary, page)

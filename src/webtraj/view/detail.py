@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel, JsonValue
 
-from webtraj.model.action import action_text
+from webtraj.model.action import ElementTarget, action_text
 from webtraj.model.errors import InputError
 from webtraj.model.score import Score, StepCheck
 from webtraj.model.trajectory import Step, Trajectory
@@ -89,23 +89,34 @@ def _box(step: Step, folder: Path) -> Box | None:
                height=100 * eb.height / h)
 
 
+def _names_target(rest: str, target: ElementTarget) -> bool:
+    """Whether a tree line (after its id) has the target's role and name, matched the way
+    Playwright's role locator matches (exact, or a case-insensitive substring)."""
+    head = f"[{target.role}] ["
+    if not rest.startswith(head):
+        return False
+    name = rest[len(head):]
+    if target.exact:
+        return name.startswith(target.name + "]")
+    return target.name.lower() in name.split("]", 1)[0].lower()
+
+
 def _tree(step: Step) -> list[TreeLine]:
     """Tree lines, the acted element's marked: by id, or for an action that names its
-    element by role and name (reference actions), the first line with that role and name."""
+    element by role and name (reference actions), the target's nth line with them."""
     action = step.action
     acted_id = action.element_id if action is not None else None
     target = action.target if action is not None and not acted_id else None
-    found = False
+    seen = 0
     lines = []
     for line in step.observation.axtree.splitlines():
         m = _ID.match(line)
         hit = False
-        if m and not found:
-            if acted_id:
-                hit = m.group(1) == acted_id
-            elif target is not None:
-                hit = line[m.end():].lstrip().startswith(f"[{target.role}] [{target.name}]")
-        found = found or hit
+        if m and acted_id:
+            hit = m.group(1) == acted_id
+        elif m and target is not None and _names_target(line[m.end():].lstrip(), target):
+            hit = seen == target.nth
+            seen += 1
         lines.append(TreeLine(text=line, acted=hit))
     return lines
 

@@ -90,7 +90,7 @@ def test_busy_port_is_a_clear_error(tmp_path: Path):
             Viewer([tmp_path], port=port)
         result = CliRunner().invoke(app, ["view", str(tmp_path), "--port", str(port)])
         assert result.exit_code == 2
-        assert f"cannot listen on 127.0.0.1:{port}" in result.output
+        assert f"cannot listen on 127.0.0.1:{port}" in " ".join(result.output.split())
         assert "Traceback" not in result.output
         result = CliRunner().invoke(app, ["view", str(tmp_path), "--host", "0.0.0.0",
                                           "--port", str(port)])

@@ -33,6 +33,7 @@ app.add_typer(tasks_cli.app, name="tasks")
 app.add_typer(curate_cli.app, name="curate")
 app.command("run")(run_cmd.run)
 app.command("view")(view_cmd.view)
+app.command("report")(view_cmd.report)
 
 
 def _version(value: bool) -> None:

@@ -35,3 +35,26 @@ def view(
         raise typer.Exit(2) from None
     console.print(f"webtraj view: {escape(viewer.url)}  (Ctrl+C to stop)")
     viewer.run()
+
+
+def report(
+    run: Path = typer.Argument(..., help="A run folder."),
+    out: Path = typer.Option(None, "--out", help="Where to write (default RUN/report.html)."),
+) -> None:
+    """Rebuild a run's static report.html from its index and trajectory folders (after
+    `eval`, `judges compare`, `import`, or a run made through the Python API).
+
+    Example: webtraj report runs/demo
+    """
+    from webtraj.model.errors import InputError
+    from webtraj.report.html import write_report
+    from webtraj.store import RunStore
+
+    try:
+        store = RunStore.open(run)
+    except InputError as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+    with store:
+        path = write_report(store, out)
+    console.print(f"report: {escape(str(path))}")

@@ -228,6 +228,17 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
     return rows, total
 
 
+def unscored_reasons(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, bool]]]:
+    """trajectory id -> (evaluator, reason, error) of each newest score that is unscored."""
+    out: dict[str, list[tuple[str, str, bool]]] = {}
+    for tid, ev, reason, err in conn.execute(
+            "SELECT t.trajectory_id, s.evaluator, s.reason, s.error FROM score_sets s "
+            "JOIN tv t ON t.id = s.traj WHERE s.id IN (SELECT MAX(id) FROM score_sets "
+            "GROUP BY traj, evaluator) AND s.value IS NULL ORDER BY t.id, s.evaluator"):
+        out.setdefault(tid, []).append((ev, reason or "", bool(err)))
+    return out
+
+
 def distinct(conn: sqlite3.Connection, col: str) -> list[str]:
     assert col in ("site", "difficulty")
     return [r[0] for r in conn.execute(

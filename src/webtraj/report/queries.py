@@ -44,8 +44,11 @@ def csr_evaluator(names: list[str]) -> str | None:
     return cands[0] if cands else None
 
 
-_LATEST = ("SELECT traj, value, reason, error, body FROM score_sets WHERE id IN "
-           "(SELECT MAX(id) FROM score_sets WHERE evaluator = ? GROUP BY traj)")
+def _latest(alias: str, kind: str = "LEFT JOIN", extra: str = "") -> str:
+    """Join each trajectory `t` to its newest score of one evaluator (the `?`): one index
+    seek per trajectory on score_sets(traj, evaluator), whose last column is the row id."""
+    return (f" {kind} score_sets {alias} ON {alias}.id = (SELECT MAX(id) FROM score_sets "
+            f"WHERE traj = t.id AND evaluator = ?{extra})")
 
 
 class Cell(BaseModel):
@@ -62,13 +65,13 @@ def _cells(conn: sqlite3.Connection, ev: str | None, cols: tuple[str, ...]) -> l
     """Episodes that ended in an error are counted apart and left out of SR/CSR."""
     sel = ", ".join(f"COALESCE(t.{c}, '-')" for c in cols) if cols else "'all'"
     group = f" GROUP BY {sel} ORDER BY {sel}" if cols else ""
-    sql = (f"WITH c AS ({_LATEST}) SELECT {sel}, COUNT(*), "
+    sql = (f"SELECT {sel}, COUNT(*), "
            "SUM(t.error IS NOT NULL), "
            "SUM(t.error IS NULL AND c.value IS NOT NULL), "
            "SUM(t.error IS NULL AND c.traj IS NOT NULL AND c.value IS NULL), "
            "AVG(CASE WHEN t.error IS NULL AND c.value IS NOT NULL THEN c.value >= 1.0 END), "
            "AVG(CASE WHEN t.error IS NULL THEN c.value END) "
-           f"FROM tv t LEFT JOIN c ON c.traj = t.id{group}")
+           f"FROM tv t{_latest('c')}{group}")
     width = max(len(cols), 1)
     return [Cell(group=tuple(str(x) for x in r[:width]), n=r[width], errors=r[width + 1] or 0,
                  scored=r[width + 2] or 0, unscored=r[width + 3] or 0, sr=r[width + 4],
@@ -100,11 +103,11 @@ def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRo
     `Score.constraints` in the stored body, read by SQLite's JSON functions)."""
     if ev is None:
         return []
-    sql = (f"WITH c AS ({_LATEST}) SELECT json_extract(j.value, '$.name'), COUNT(*), "
+    sql = ("SELECT json_extract(j.value, '$.name'), COUNT(*), "
            "SUM(json_extract(j.value, '$.matching') = 1), "
            "SUM(json_extract(j.value, '$.matching') = 0), "
            "SUM(json_extract(j.value, '$.matching') IS NULL) "
-           "FROM c JOIN tv t ON t.id = c.traj, json_each(c.body, '$.constraints') j "
+           f"FROM tv t{_latest('c', 'JOIN')}, json_each(c.body, '$.constraints') j "
            "WHERE c.body IS NOT NULL AND t.error IS NULL GROUP BY 1")
     rows = []
     for name, n, met, not_met, unknown in conn.execute(sql, (ev,)):
@@ -120,9 +123,8 @@ def step_curve(conn: sqlite3.Connection, ev: str | None) -> list[tuple[int, floa
     """(step, mean value, episodes) of the newest per-step values of `ev`."""
     if ev is None:
         return []
-    sql = ("SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM score_sets s, "
-           "json_each(s.steps) j WHERE s.id IN (SELECT MAX(id) FROM score_sets "
-           "WHERE evaluator = ? AND steps IS NOT NULL GROUP BY traj) "
+    sql = ("SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
+           f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
            "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1")
     return [(int(k), float(m), int(c)) for k, m, c in conn.execute(sql, (ev,))]
 
@@ -146,8 +148,8 @@ def judge_agreement(conn: sqlite3.Connection, names: list[str]) -> list[Agreemen
     for i, a in enumerate(judges):
         for b in judges[i + 1:]:
             both, agree = conn.execute(
-                f"WITH x AS ({_LATEST}), y AS ({_LATEST}) SELECT COUNT(*), "
-                "SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM x JOIN y ON x.traj = y.traj "
+                "SELECT COUNT(*), SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM tv t"
+                f"{_latest('x', 'JOIN')}{_latest('y', 'JOIN')} "
                 "WHERE x.value IS NOT NULL AND y.value IS NOT NULL", (a, b)).fetchone()
             out.append(Agreement(a=a, b=b, both=both or 0, agree=agree or 0))
     return out
@@ -167,6 +169,11 @@ class ListQuery:
     desc: bool = False
     page: int = 1
     extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def needs_scores(self) -> bool:
+        """Whether the filter or the order reads the score (else paging comes first)."""
+        return bool(self.success or self.unscored or self.sort == "csr")
 
     def where(self) -> tuple[str, list[object]]:
         clauses: list[str] = []
@@ -212,19 +219,30 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
                     ) -> tuple[list[ListRow], int]:
     """One page of the filtered, searched, sorted list, and how many rows match."""
     where, params = query.where()
-    base = f"FROM tv t LEFT JOIN ({_LATEST}) c ON c.traj = t.id{where}"
-    args = [ev or "", *params]
-    total = conn.execute(f"SELECT COUNT(*) {base}", args).fetchone()[0]
     order = SORTS.get(query.sort, "t.id")
     direction = "DESC" if query.desc else "ASC"
-    sql = (f"SELECT t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
-           f"t.termination, t.intent, t.answer, c.value, c.reason {base} "
-           f"ORDER BY {order} {direction}, t.id {direction} LIMIT ? OFFSET ?")
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
+    cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
+            "t.termination, t.intent, t.answer, c.value, c.reason")
+    if query.needs_scores:
+        base = f"FROM tv t{_latest('c')}{where}"
+        args = [ev or "", *params]
+        total = conn.execute(f"SELECT COUNT(*) {base}", args).fetchone()[0]
+        sql = (f"SELECT {cols} {base} ORDER BY {order} {direction}, t.id {direction} "
+               "LIMIT ? OFFSET ?")
+        args = [*args, PAGE_SIZE, offset]
+    else:
+        # Filters and order on trajectory columns only: page first, then look up the scores
+        # of that page's rows (a page costs 50 seeks, not one per trajectory).
+        total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
+        sql = (f"SELECT {cols} FROM (SELECT * FROM tv t{where} ORDER BY {order} {direction}, "
+               f"t.id {direction} LIMIT ? OFFSET ?) t{_latest('c')} "
+               f"ORDER BY {order} {direction}, t.id {direction}")
+        args = [*params, PAGE_SIZE, offset, ev or ""]
     rows = [ListRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],
                     n_steps=r[4], error=r[5], termination=r[6], intent=r[7], answer=r[8],
                     csr=r[9], unscored_reason=r[10] if r[9] is None else None)
-            for r in conn.execute(sql, [*args, PAGE_SIZE, offset])]
+            for r in conn.execute(sql, args)]
     return rows, total
 
 
@@ -263,9 +281,8 @@ def scores_of(conn: sqlite3.Connection, trajectory_id: str) -> list[Score]:
 
 def task_outcomes(conn: sqlite3.Connection, ev: str | None) -> dict[str, tuple[float, int]]:
     """task_id -> (mean CSR over its scored trials, trials scored), error episodes left out."""
-    sql = (f"WITH c AS ({_LATEST}) SELECT t.task_id, AVG(c.value), COUNT(c.value) FROM tv t "
-           "JOIN c ON c.traj = t.id WHERE t.error IS NULL AND c.value IS NOT NULL "
-           "GROUP BY t.task_id")
+    sql = (f"SELECT t.task_id, AVG(c.value), COUNT(c.value) FROM tv t{_latest('c', 'JOIN')} "
+           "WHERE t.error IS NULL AND c.value IS NOT NULL GROUP BY t.task_id")
     return {r[0]: (float(r[1]), int(r[2])) for r in conn.execute(sql, (ev or "",))}
 
 

@@ -27,6 +27,7 @@ from webtraj.store.run_store import TRAJECTORY_JSON
 from webtraj.view.compare import Column, align, task_table
 from webtraj.view.detail import load_view, png_size
 from webtraj.view.runs import Catalog, RunRef, connect, load_info, run_row
+from webtraj.view.stats import run_stats
 
 CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -88,16 +89,16 @@ def create_app(sources: list[Path]) -> Starlette:
         if conn is None:
             return _page("run.html", ref=ref, info=info, empty=True)
         try:
-            names = q.evaluators(conn)
-            ev = q.csr_evaluator(names)
+            st = run_stats(ref.root, conn)
+            ev = st.csr_evaluator
             rows, total = q.trajectory_page(conn, ev, query)
-            ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=names,
-                       total_cell=q.totals(conn, ev), cells=q.by_site_difficulty(conn, ev),
-                       constraints=q.by_constraint(conn, ev),
-                       plot=step_plot(q.step_curve(conn, ev)),
-                       agreement=q.judge_agreement(conn, names), rows=rows, total=total,
-                       query=query, sites=q.distinct(conn, "site"),
-                       difficulties=q.distinct(conn, "difficulty"), page_size=q.PAGE_SIZE)
+            ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=st.evaluators,
+                       total_cell=st.total, cells=st.cells, constraints=st.constraints,
+                       plot=step_plot(st.curve), agreement=st.agreement, rows=rows,
+                       total=total, query=query, sites=list(dict.fromkeys(
+                           c.group[0] for c in st.cells if c.group[0] != "-")),
+                       difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"}),
+                       page_size=q.PAGE_SIZE)
         finally:
             conn.close()
         return _page("run.html", **ctx)
@@ -109,13 +110,13 @@ def create_app(sources: list[Path]) -> Starlette:
         folder = _folder(ref, tid)
         conn = connect(ref)
         try:
-            names = q.evaluators(conn) if conn else []
+            ev = run_stats(ref.root, conn).csr_evaluator if conn else None
             scores = q.scores_of(conn, tid) if conn else []
         finally:
             if conn:
                 conn.close()
         try:
-            view = load_view(folder, scores, q.csr_evaluator(names))
+            view = load_view(folder, scores, ev)
         except InputError as exc:
             return _page("problem.html", 422, ref=ref, message=str(exc))
         sizes = {s.index: png_size(folder / s.screenshot) for s in view.steps if s.screenshot}
@@ -154,7 +155,7 @@ def create_app(sources: list[Path]) -> Starlette:
                 evs.append(None)
                 continue
             try:
-                ev = q.csr_evaluator(q.evaluators(conn))
+                ev = run_stats(ref.root, conn).csr_evaluator
                 evs.append(ev)
                 per_run.append(q.task_outcomes(conn, ev))
             finally:

@@ -14,6 +14,7 @@ from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
 from webtraj.report import queries as q
 from webtraj.store.run_store import INDEX_DB, RUN_JSON, TRAJECTORIES, find_runs
+from webtraj.view.stats import run_stats
 
 
 class RunRef(BaseModel):
@@ -91,8 +92,8 @@ def run_row(ref: RunRef) -> RunRow:
                       model=info.model.model if info.model else None, date=date, episodes=0,
                       errors=0, sr=None, csr=None, judges=[])
     try:
-        names = q.evaluators(conn)
-        total = q.totals(conn, q.csr_evaluator(names))
+        st = run_stats(ref.root, conn)
+        names, total = st.evaluators, st.total
         agent = _agent(info, q.first_agent(conn))
     finally:
         conn.close()

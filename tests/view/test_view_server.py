@@ -55,7 +55,10 @@ def test_traversal_and_unknown_paths_get_404(small_root: Path):
         assert "script-src 'self'" in page.headers["content-security-policy"]
 
 
-def test_run_in_progress_appears_and_grows(tmp_path: Path):
+def test_run_in_progress_appears_and_grows(tmp_path: Path, monkeypatch):
+    from webtraj.view import stats
+
+    monkeypatch.setattr(stats, "REFRESH_S", 0.0)  # tables as of the last write, not 5 s old
     root = tmp_path / "runs"
     root.mkdir()
     with Viewer([root]) as v, httpx.Client(base_url=v.url) as http:
@@ -100,3 +103,21 @@ def test_busy_port_is_a_clear_error(tmp_path: Path):
 def test_missing_folder_is_a_clear_error(tmp_path: Path):
     result = CliRunner().invoke(app, ["view", str(tmp_path / "nope"), "--port", "0"])
     assert result.exit_code == 2 and "no such folder" in result.output
+
+
+def test_index_from_before_intent_columns_still_lists(tmp_path: Path):
+    import sqlite3
+
+    root = tmp_path / "runs"
+    write_run(root / "old", alpha_items())
+    conn = sqlite3.connect(root / "old" / "index.sqlite")
+    conn.execute("ALTER TABLE trajectories DROP COLUMN intent")
+    conn.execute("ALTER TABLE trajectories DROP COLUMN answer")
+    conn.commit()
+    conn.close()
+    with Viewer([root]) as v, httpx.Client(base_url=v.url) as http:
+        page = http.get("/run", params={"r": "old"})
+        assert page.status_code == 200 and "5 matching" in page.text
+        assert "0 matching" in http.get("/run", params={"r": "old", "q": "Lisbon"}).text
+        traj = http.get("/trajectory", params={"r": "old", "t": "hotels-001__heuristic__t0"})
+        assert traj.status_code == 200 and "expected" in traj.text

@@ -224,7 +224,18 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
             "t.termination, t.intent, t.answer, c.value, c.reason")
-    if query.needs_scores:
+    if query.needs_scores and query.sort != "csr":
+        # Only scored trajectories can match: walk the newest score of each (one pass over
+        # the score index), then fetch their trajectory rows by primary key.
+        base = ("FROM (SELECT traj, MAX(id) AS sid FROM score_sets WHERE evaluator = ? "
+                "GROUP BY traj) m JOIN score_sets c ON c.id = m.sid "
+                f"JOIN tv t ON t.id = m.traj{where}")
+        args = [ev or "", *params]
+        total = conn.execute(f"SELECT COUNT(*) {base}", args).fetchone()[0]
+        sql = (f"SELECT {cols} {base} ORDER BY {order} {direction}, t.id {direction} "
+               "LIMIT ? OFFSET ?")
+        args = [*args, PAGE_SIZE, offset]
+    elif query.needs_scores:
         base = f"FROM tv t{_latest('c')}{where}"
         args = [ev or "", *params]
         total = conn.execute(f"SELECT COUNT(*) {base}", args).fetchone()[0]

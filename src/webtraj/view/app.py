@@ -65,6 +65,8 @@ def _page(name: str, status: int = 200, **ctx: object) -> HTMLResponse:
 
 def create_app(sources: list[Path]) -> Starlette:
     catalog = Catalog(sources)
+    # Pages are plain functions: Starlette runs them in its thread pool, so a slow one (the
+    # first look at a very large run) never holds up the others.
 
     def ref_or_404(key: str | None) -> RunRef:
         ref = catalog.get(key) if key else None
@@ -72,11 +74,11 @@ def create_app(sources: list[Path]) -> Starlette:
             raise HTTPException(404, "no such run")
         return ref
 
-    async def runs_page(request: Request) -> Response:
+    def runs_page(request: Request) -> Response:
         rows = [run_row(r) for r in catalog.refs()]
         return _page("runs.html", rows=rows, sources=catalog.sources)
 
-    async def run_page(request: Request) -> Response:
+    def run_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
         info = load_info(ref)
@@ -103,7 +105,7 @@ def create_app(sources: list[Path]) -> Starlette:
             conn.close()
         return _page("run.html", **ctx)
 
-    async def trajectory_page(request: Request) -> Response:
+    def trajectory_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
         tid = p.get("t") or ""
@@ -120,9 +122,11 @@ def create_app(sources: list[Path]) -> Starlette:
         except InputError as exc:
             return _page("problem.html", 422, ref=ref, message=str(exc))
         sizes = {s.index: png_size(folder / s.screenshot) for s in view.steps if s.screenshot}
-        return _page("trajectory.html", ref=ref, v=view, t=view.traj, sizes=sizes)
+        expected = {c.name: c.value for c in view.traj.task.constraints}
+        return _page("trajectory.html", ref=ref, v=view, t=view.traj, sizes=sizes,
+                     expected=expected)
 
-    async def artifact(request: Request) -> Response:
+    def artifact(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
         folder = _folder(ref, p.get("t") or "")
@@ -137,7 +141,7 @@ def create_app(sources: list[Path]) -> Starlette:
         return FileResponse(path, media_type=kind, headers={
             "Content-Disposition": "inline", "Content-Security-Policy": "sandbox"})
 
-    async def compare_page(request: Request) -> Response:
+    def compare_page(request: Request) -> Response:
         p = request.query_params
         refs = [ref_or_404(k) for k in dict.fromkeys(p.getlist("r"))]
         if len(refs) < 2:

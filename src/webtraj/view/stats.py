@@ -1,10 +1,11 @@
 """A run's summary tables (totals, site x difficulty, by constraint, CSR curve, judge
-agreement), cached per run until its index changes: a run being written changes the index
-files, so a live run is recomputed on the next request, a finished one never again."""
+agreement), cached per run until its index changes: a finished run is computed once, a run
+being written at most every REFRESH_S seconds."""
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -23,7 +24,10 @@ class RunStats(BaseModel):
     agreement: list[q.Agreement]
 
 
-_cache: dict[Path, tuple[tuple, RunStats]] = {}
+# While a run is being written its index changes all the time: its tables are recomputed at
+# most this often (a page shows them at most this many seconds old).
+REFRESH_S = 5.0
+_cache: dict[Path, tuple[tuple, float, RunStats]] = {}
 
 
 def _stamp(root: Path) -> tuple:
@@ -41,14 +45,14 @@ def _stamp(root: Path) -> tuple:
 def run_stats(root: Path, conn: sqlite3.Connection) -> RunStats:
     stamp = _stamp(root)
     hit = _cache.get(root)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
+    if hit is not None and (hit[0] == stamp or time.monotonic() - hit[1] < REFRESH_S):
+        return hit[2]
     names = q.evaluators(conn)
     ev = q.csr_evaluator(names)
     stats = RunStats(evaluators=names, csr_evaluator=ev, total=q.totals(conn, ev),
                      cells=q.by_site_difficulty(conn, ev), constraints=q.by_constraint(conn, ev),
                      curve=q.step_curve(conn, ev), agreement=q.judge_agreement(conn, names))
-    _cache[root] = (stamp, stats)
+    _cache[root] = (stamp, time.monotonic(), stats)
     return stats
 
 

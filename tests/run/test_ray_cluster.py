@@ -3,12 +3,6 @@ own temp dir, in process groups of their own): episodes run on both nodes, their
 back through Ray from scratch folders private to each node, and the per-task outcomes and the
 curated bytes equal those of the local executor."""
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-from contextlib import closing, suppress
 from pathlib import Path
 
 import pytest
@@ -17,6 +11,7 @@ from factories import SANDBOX_TODAY as TODAY
 from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, ensure_curves
 from webtraj.execute.run import RunConfig, execute_run
 from webtraj.report.outcomes import outcomes
+from webtraj.testing.ray_cluster import LocalRayCluster
 
 ray = pytest.importorskip("ray")
 
@@ -24,41 +19,14 @@ TASKS = tuple(f"booking.{site}.{i:02d}" for site in ("hotels", "rentals", "fligh
                                                       "cars") for i in (2, 11))
 
 
-def _free_port() -> int:
-    with closing(socket.socket()) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    ray_bin = str(Path(sys.executable).parent / "ray")
-    port = _free_port()
-    head_tmp = tmp_path_factory.mktemp("ray-head")
-    node_tmp = tmp_path_factory.mktemp("ray-node")
-    scratch = tmp_path_factory.mktemp("node-scratch")
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
-    common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
-    groups = []
-    try:
-        for cmd, extra_env in (
-                ([ray_bin, "start", "--head", f"--port={port}", f"--temp-dir={head_tmp}",
-                  "--include-dashboard=false", *common], {}),
-                # The second node's workers make their scratch folders in a place of their own.
-                ([ray_bin, "start", f"--address=127.0.0.1:{port}", f"--temp-dir={node_tmp}",
-                  *common], {"TMPDIR": str(scratch)})):
-            proc = subprocess.Popen(cmd, env={**env, **extra_env}, start_new_session=True,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            groups.append(proc.pid)
-            _, err = proc.communicate(timeout=180)
-            assert proc.returncode == 0, err.decode()[-2000:]
-        yield {"address": f"127.0.0.1:{port}", "node_scratch": scratch}
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        for pgid in groups:
-            with suppress(ProcessLookupError):
-                os.killpg(pgid, signal.SIGKILL)
+    with LocalRayCluster(nodes=2, root=tmp_path_factory.mktemp("ray")) as c:
+        try:
+            yield c
+        finally:
+            if ray.is_initialized():
+                ray.shutdown()
 
 
 def test_two_nodes_give_every_artifact_and_the_local_outcomes(tmp_path, cluster):
@@ -66,7 +34,7 @@ def test_two_nodes_give_every_artifact_and_the_local_outcomes(tmp_path, cluster)
     for executor in ("ray", "local"):
         config = RunConfig(suite="booking", agent="replay", today=TODAY, task_ids=TASKS,
                            workers=2, executor=executor,
-                           ray_address=cluster["address"] if executor == "ray" else None)
+                           ray_address=cluster.address if executor == "ray" else None)
         with execute_run(config, tmp_path / executor) as store:
             per_executor[executor] = {o.task_id: (o.csr, o.n_steps, o.error, o.scores)
                                       for o in outcomes(store)}
@@ -82,7 +50,7 @@ def test_two_nodes_give_every_artifact_and_the_local_outcomes(tmp_path, cluster)
     assert all(v[0] == 1.0 for v in per_executor["ray"].values())
     # The second node's workers wrote their episodes in their own scratch folder, which the
     # driver never read: every artifact above came back through Ray.
-    assert list(cluster["node_scratch"].glob("webtraj-episodes-*"))
+    assert list(cluster.scratch[1].glob("webtraj-episodes-*"))
 
     # Curation on the same cluster writes the same bytes as the local executor.
     settings = CurateSettings(judge="oracle")
@@ -91,7 +59,7 @@ def test_two_nodes_give_every_artifact_and_the_local_outcomes(tmp_path, cluster)
     for executor in ("local", "ray"):
         job = CurateRun(run=stores["ray"], out=tmp_path / f"curated-{executor}",
                         settings=settings, executor=executor,
-                        ray_address=cluster["address"] if executor == "ray" else None,
+                        ray_address=cluster.address if executor == "ray" else None,
                         chunk_size=3)
         curate_run(job)
         outs[executor] = {p.relative_to(job.out): p.read_bytes()

@@ -15,6 +15,7 @@ from webtraj.store.index import score_from_row
 from webtraj.store.reader import connect_ro
 
 PAGE_SIZE = 50
+COUNT_CAP = 5_000
 SORTS = {"id": "t.id", "task": "t.task_id", "steps": "t.n_steps", "csr": "c.value",
          "site": "t.site"}
 
@@ -217,28 +218,24 @@ class ListRow(BaseModel):
 
 def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
                     ) -> tuple[list[ListRow], int]:
-    """One page of the filtered, searched, sorted list, and how many rows match."""
+    """One page of the filtered, searched, sorted list, and how many rows match (more than
+    COUNT_CAP when a filter on scores matches more than that)."""
     where, params = query.where()
     order = SORTS.get(query.sort, "t.id")
     direction = "DESC" if query.desc else "ASC"
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
             "t.termination, t.intent, t.answer, c.value, c.reason")
-    if query.needs_scores and query.sort != "csr":
-        # Only scored trajectories can match: walk the newest score of each (one pass over
-        # the score index), then fetch their trajectory rows by primary key.
-        base = ("FROM (SELECT traj, MAX(id) AS sid FROM score_sets WHERE evaluator = ? "
-                "GROUP BY traj) m JOIN score_sets c ON c.id = m.sid "
-                f"JOIN tv t ON t.id = m.traj{where}")
-        args = [ev or "", *params]
-        total = conn.execute(f"SELECT COUNT(*) {base}", args).fetchone()[0]
-        sql = (f"SELECT {cols} {base} ORDER BY {order} {direction}, t.id {direction} "
-               "LIMIT ? OFFSET ?")
-        args = [*args, PAGE_SIZE, offset]
-    elif query.needs_scores:
+    if query.needs_scores:
         base = f"FROM tv t{_latest('c')}{where}"
         args = [ev or "", *params]
-        total = conn.execute(f"SELECT COUNT(*) {base}", args).fetchone()[0]
+        # Counting a filter on scores reads each trajectory's score row: stop at COUNT_CAP
+        # (the page shows "COUNT_CAP+ matching" and pages on while rows come).
+        if query.success or query.unscored:
+            total = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 {base} LIMIT ?)",
+                                 [*args, COUNT_CAP + 1]).fetchone()[0]
+        else:  # only the order reads scores
+            total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
         sql = (f"SELECT {cols} {base} ORDER BY {order} {direction}, t.id {direction} "
                "LIMIT ? OFFSET ?")
         args = [*args, PAGE_SIZE, offset]

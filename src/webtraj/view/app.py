@@ -100,7 +100,7 @@ def create_app(sources: list[Path]) -> Starlette:
                        total=total, query=query, sites=list(dict.fromkeys(
                            c.group[0] for c in st.cells if c.group[0] != "-")),
                        difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"}),
-                       page_size=q.PAGE_SIZE)
+                       page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP)
         finally:
             conn.close()
         return _page("run.html", **ctx)

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import sqlite3
 import threading
 from pathlib import Path
 
 import uvicorn
 
 from webtraj.view.app import create_app
+from webtraj.view.runs import Catalog, connect
+from webtraj.view.stats import run_stats
 
 
 class ViewerError(RuntimeError):
@@ -63,9 +66,30 @@ class Viewer:
         config = uvicorn.Config(create_app([Path(s) for s in sources]), log_level="warning",
                                 access_log=False, lifespan="off")
         self.server = uvicorn.Server(config)
+        self.sources = [Path(s) for s in sources]
         self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._warmer = threading.Thread(target=self._warm, name="webtraj-view-warm",
+                                        daemon=True)
+
+    def _warm(self) -> None:
+        """Compute every run's summary tables once in the background, so the first visit to
+        a large run's page does not wait for them."""
+        for ref in Catalog(self.sources).refs():
+            if self._stop.is_set():
+                return
+            conn = connect(ref)
+            if conn is None:
+                continue
+            try:
+                run_stats(ref.root, conn)
+            except sqlite3.Error:
+                pass  # a page will show the problem when asked
+            finally:
+                conn.close()
 
     def run(self) -> None:
+        self._warmer.start()
         try:
             self.server.run(sockets=[self.sock])
         finally:
@@ -80,8 +104,11 @@ class Viewer:
 
     def stop(self) -> None:
         self.server.should_exit = True
+        self._stop.set()
         if self._thread is not None:
             self._thread.join(10)
+        if self._warmer.is_alive():
+            self._warmer.join(30)
         self.sock.close()
 
     def __enter__(self) -> Viewer:

@@ -46,7 +46,8 @@ from webtraj.browser.records import (
 from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import NetworkMonitor, settle
 from webtraj.browser.tabs import TabManager
-from webtraj.model.action import Action, ActionKind
+from webtraj.model.action import ELEMENT_KINDS, Action, ActionKind
+from webtraj.model.trajectory import ElementBox
 
 
 class EnvClosedError(RuntimeError):
@@ -148,13 +149,34 @@ class BrowserEnv:
     async def step(self, action: Action) -> StepResult:
         """Do `action`, wait for the page to settle, observe. Failures are in `error`."""
         started = time.monotonic()
+        box = await self._element_box(action)
         error = await self._perform(action)
         self._steps += 1
         obs = await self.observe(error=error)
         done = action.kind is ActionKind.STOP
         return StepResult(observation=obs, error=error, done=done,
                           answer=action.value if done else None,
-                          duration_s=time.monotonic() - started)
+                          duration_s=time.monotonic() - started, element_box=box)
+
+    async def _element_box(self, action: Action) -> ElementBox | None:
+        """The target's box as the last screenshot shows it (before the action scrolls or
+        changes anything); None when it cannot be measured (the action reports why)."""
+        if action.kind not in ELEMENT_KINDS:
+            return None
+        tabs, runner = self._live()
+        page = await tabs.current()
+        try:
+            loc = await runner.locate(page, action)
+            bb = await loc.first.bounding_box(timeout=self.config.action_timeout_ms)
+            if bb is None:
+                return None
+            dx = dy = 0.0
+            if self.config.full_page_screenshot:
+                dx, dy = await page.evaluate("[window.scrollX, window.scrollY]")
+        except (ActionFailed, PlaywrightError):
+            return None
+        return ElementBox(x=bb["x"] + dx, y=bb["y"] + dy, width=bb["width"],
+                          height=bb["height"])
 
     async def locator(self, element_id: str) -> Locator:
         """The Playwright locator behind an observation id (for custom actions)."""

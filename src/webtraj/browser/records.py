@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field, JsonValue
 
 from webtraj.model.base import FrozenModel
-from webtraj.model.trajectory import Observation, Tab
+from webtraj.model.trajectory import ElementBox, Observation, Tab
 
 
 class BlockedRequest(FrozenModel):
@@ -67,6 +67,8 @@ class StepResult(FrozenModel):
     done: bool = False
     answer: str | None = None
     duration_s: float = 0.0
+    # The acted element's box on the screenshot of the observation the action was taken on.
+    element_box: ElementBox | None = None
 
 
 class EpisodeResult(FrozenModel):

@@ -121,15 +121,18 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                 decision = await _decide(agent, task, obs, steps)
                 step_error = decision.error
                 next_obs = obs
+                box = None
                 if decision.action is not None:
                     result = await env.step(decision.action)
                     step_error = step_error or result.error
+                    box = result.element_box
                     next_obs = _store_observation(result.observation, workdir,
                                                   f"step-{t + 1:03d}.png")
                 steps.append(Step(index=t, observation=obs, action=decision.action,
                                   reasoning=decision.reasoning,
                                   raw_output=decision.raw_output, started_at=wall,
-                                  duration_s=time.monotonic() - t0, error=step_error))
+                                  duration_s=time.monotonic() - t0, error=step_error,
+                                  element_box=box))
                 journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:

@@ -34,6 +34,16 @@ class Observation(FrozenModel):
     structured_data: tuple[JsonValue, ...] = ()
 
 
+class ElementBox(FrozenModel):
+    """Where the acted element was on the step's screenshot (CSS pixels of that image), so a
+    viewer can draw it; None when the element could not be measured or had no box."""
+
+    x: float
+    y: float
+    width: float = Field(ge=0)
+    height: float = Field(ge=0)
+
+
 class Step(FrozenModel):
     index: int = Field(ge=0)
     observation: Observation
@@ -44,6 +54,8 @@ class Step(FrozenModel):
     started_at: float | None = None
     duration_s: float | None = Field(default=None, ge=0)
     error: str | None = None
+    # The acted element's box on `observation.screenshot`, measured just before the action.
+    element_box: ElementBox | None = None
 
 
 class Termination(StrEnum):

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from webtraj.model.action import action_text
+from webtraj.report import queries as q
 from webtraj.report.outcomes import aggregate, outcomes
+from webtraj.report.plot import step_plot
 from webtraj.report.tables import fmt
 from webtraj.store.atomic import write_bytes_atomic
 from webtraj.store.run_store import TRAJECTORIES, CorruptTrajectory, RunStore
@@ -76,9 +79,22 @@ def write_report(store: RunStore, path: str | Path | None = None, *,
                         "spark": sparkline(curve) if curve else None,
                         "folder": f"{TRAJECTORIES}/{traj.trajectory_id}"})
     site_curves = _site_curves(store, items)
+    conn = q.open_index(store.root)
+    try:
+        ev = q.csr_evaluator(q.evaluators(conn))
+        constraints = q.by_constraint(conn, ev)
+        plot = step_plot(q.step_curve(conn, ev))
+        unscored = q.unscored_reasons(conn)
+    finally:
+        conn.close()
     html = _env.get_template("report.html").render(site_curves=site_curves,
+        constraints=constraints, plot=plot, csr_evaluator=ev, unscored=unscored,
         info=store.info, by_site=aggregate(items, ("site", "difficulty")),
         by_agent=aggregate(items, ("difficulty",)), items=items, details=details,
         corrupt=errors, truncated=len(items) > len(details))
     write_bytes_atomic(path, html.encode())
+    # A report is for reading (and sharing): normal permissions, not the temp file's 0600.
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)
     return path

@@ -30,7 +30,10 @@ CREATE TABLE IF NOT EXISTS trajectories (
     n_steps INTEGER NOT NULL,
     error TEXT,
     termination TEXT,
-    added_at REAL NOT NULL
+    added_at REAL NOT NULL,
+    -- What the viewer searches (intent) and shows (answer) without opening each folder.
+    intent TEXT,
+    answer TEXT
 );
 CREATE INDEX IF NOT EXISTS trajectories_task ON trajectories(task_id, trial);
 CREATE TABLE IF NOT EXISTS score_sets (
@@ -110,6 +113,10 @@ class RunIndex:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(trajectories)")}
+        for col in ("intent", "answer"):  # indexes written before these columns existed
+            if col not in cols:
+                self.conn.execute(f"ALTER TABLE trajectories ADD COLUMN {col} TEXT")
 
     def close(self) -> None:
         self.conn.close()
@@ -119,14 +126,16 @@ class RunIndex:
         t = traj.task
         cur = self.conn.execute(
             "INSERT INTO trajectories (trajectory_id, task_id, site, difficulty, agent, trial, "
-            "n_steps, error, termination, added_at) VALUES (?,?,?,?,?,?,?,?,?,?) "
+            "n_steps, error, termination, added_at, intent, answer) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(trajectory_id) DO UPDATE SET task_id=excluded.task_id, "
             "site=excluded.site, difficulty=excluded.difficulty, agent=excluded.agent, "
             "trial=excluded.trial, n_steps=excluded.n_steps, error=excluded.error, "
-            "termination=excluded.termination RETURNING id",
+            "termination=excluded.termination, intent=excluded.intent, answer=excluded.answer "
+            "RETURNING id",
             (traj.trajectory_id, t.task_id, t.site, t.difficulty and str(t.difficulty),
              traj.agent, traj.trial, len(traj.steps), traj.error,
-             traj.termination and str(traj.termination), time.time()),
+             traj.termination and str(traj.termination), time.time(), t.intent, traj.answer),
         )
         return cur.fetchone()[0]
 

@@ -1,0 +1,308 @@
+"""SQL over one run's index.sqlite, read-only: the viewer and report never load all trajectories;
+every table and page of the list is one query (the trajectory list is paged in SQLite)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+from pydantic import BaseModel
+
+from webtraj.model.score import Score
+from webtraj.store.index import score_from_row
+from webtraj.store.reader import connect_ro
+
+PAGE_SIZE = 50
+COUNT_CAP = 5_000
+SORTS = {"id": "t.id", "task": "t.task_id", "steps": "t.n_steps", "csr": "c.value",
+         "site": "t.site"}
+
+
+def open_index(root: Path) -> sqlite3.Connection:
+    """A read-only connection; an index written before `intent`/`answer` existed reads as
+    if those were empty."""
+    conn = connect_ro(root)
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(trajectories)")}
+    if "intent" not in cols:
+        conn.execute("CREATE TEMP VIEW tv AS SELECT *, NULL AS intent, NULL AS answer "
+                      "FROM main.trajectories")
+    else:
+        conn.execute("CREATE TEMP VIEW tv AS SELECT * FROM main.trajectories")
+    return conn
+
+
+def evaluators(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT evaluator FROM score_sets "
+                                       "ORDER BY evaluator")]
+
+
+def csr_evaluator(names: list[str]) -> str | None:
+    """The run's main constraint judge: the oracle when present (as report/outcomes does)."""
+    cands = sorted((n for n in names if n.startswith("constraints")),
+                   key=lambda n: (n != "constraints:oracle", n))
+    return cands[0] if cands else None
+
+
+def _latest(alias: str, kind: str = "LEFT JOIN", extra: str = "") -> str:
+    """Join each trajectory `t` to its newest score of one evaluator (the `?`): one index
+    seek per trajectory on score_sets(traj, evaluator), whose last column is the row id."""
+    return (f" {kind} score_sets {alias} ON {alias}.id = (SELECT MAX(id) FROM score_sets "
+            f"WHERE traj = t.id AND evaluator = ?{extra})")
+
+
+class Cell(BaseModel):
+    group: tuple[str, ...]
+    n: int
+    errors: int
+    scored: int
+    unscored: int
+    sr: float | None
+    csr: float | None
+
+
+def _cells(conn: sqlite3.Connection, ev: str | None, cols: tuple[str, ...]) -> list[Cell]:
+    """Episodes that ended in an error are counted apart and left out of SR/CSR."""
+    sel = ", ".join(f"COALESCE(t.{c}, '-')" for c in cols) if cols else "'all'"
+    group = f" GROUP BY {sel} ORDER BY {sel}" if cols else ""
+    sql = (f"SELECT {sel}, COUNT(*), "
+           "SUM(t.error IS NOT NULL), "
+           "SUM(t.error IS NULL AND c.value IS NOT NULL), "
+           "SUM(t.error IS NULL AND c.traj IS NOT NULL AND c.value IS NULL), "
+           "AVG(CASE WHEN t.error IS NULL AND c.value IS NOT NULL THEN c.value >= 1.0 END), "
+           "AVG(CASE WHEN t.error IS NULL THEN c.value END) "
+           f"FROM tv t{_latest('c')}{group}")
+    width = max(len(cols), 1)
+    return [Cell(group=tuple(str(x) for x in r[:width]), n=r[width], errors=r[width + 1] or 0,
+                 scored=r[width + 2] or 0, unscored=r[width + 3] or 0, sr=r[width + 4],
+                 csr=r[width + 5])
+            for r in conn.execute(sql, (ev or "",))]
+
+
+def totals(conn: sqlite3.Connection, ev: str | None) -> Cell:
+    return _cells(conn, ev, ())[0]
+
+
+def by_site_difficulty(conn: sqlite3.Connection, ev: str | None) -> list[Cell]:
+    return _cells(conn, ev, ("site", "difficulty"))
+
+
+class ConstraintRow(BaseModel):
+    name: str
+    n: int
+    met: int
+    not_met: int
+    unknown: int
+    rate: float | None
+    # Mean index of the first observation where the constraint was met (None: never met).
+    first_met: float | None = None
+
+
+def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRow]:
+    """Satisfaction per constraint name over the final judgements of `ev` (typed
+    `Score.constraints` in the stored body, read by SQLite's JSON functions)."""
+    if ev is None:
+        return []
+    sql = ("SELECT json_extract(j.value, '$.name'), COUNT(*), "
+           "SUM(json_extract(j.value, '$.matching') = 1), "
+           "SUM(json_extract(j.value, '$.matching') = 0), "
+           "SUM(json_extract(j.value, '$.matching') IS NULL) "
+           f"FROM tv t{_latest('c', 'JOIN')}, json_each(c.body, '$.constraints') j "
+           "WHERE c.body IS NOT NULL AND t.error IS NULL GROUP BY 1")
+    rows = []
+    for name, n, met, not_met, unknown in conn.execute(sql, (ev,)):
+        decided = (met or 0) + (not_met or 0)
+        rows.append(ConstraintRow(name=str(name), n=n, met=met or 0, not_met=not_met or 0,
+                                  unknown=unknown or 0,
+                                  rate=(met or 0) / decided if decided else None))
+    rows.sort(key=lambda r: (r.rate if r.rate is not None else 2.0, r.name))
+    return rows
+
+
+def step_curve(conn: sqlite3.Connection, ev: str | None) -> list[tuple[int, float, int]]:
+    """(step, mean value, episodes) of the newest per-step values of `ev`."""
+    if ev is None:
+        return []
+    sql = ("SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
+           f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
+           "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1")
+    return [(int(k), float(m), int(c)) for k, m, c in conn.execute(sql, (ev,))]
+
+
+class Agreement(BaseModel):
+    a: str
+    b: str
+    both: int
+    agree: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.agree / self.both if self.both else None
+
+
+def judge_agreement(conn: sqlite3.Connection, names: list[str]) -> list[Agreement]:
+    """Success agreement (value == 1) between every two constraint judges on the episodes
+    both scored."""
+    judges = [n for n in names if n.startswith("constraints")]
+    out = []
+    for i, a in enumerate(judges):
+        for b in judges[i + 1:]:
+            both, agree = conn.execute(
+                "SELECT COUNT(*), SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM tv t"
+                f"{_latest('x', 'JOIN')}{_latest('y', 'JOIN')} "
+                "WHERE x.value IS NOT NULL AND y.value IS NOT NULL", (a, b)).fetchone()
+            out.append(Agreement(a=a, b=b, both=both or 0, agree=agree or 0))
+    return out
+
+
+@dataclass
+class ListQuery:
+    """Filters, search, sort and page of the trajectory list (all optional)."""
+
+    site: str | None = None
+    difficulty: str | None = None
+    success: str | None = None  # "yes" / "no"
+    error: str | None = None  # "yes" / "no"
+    unscored: bool = False
+    q: str | None = None
+    sort: str = "id"
+    desc: bool = False
+    page: int = 1
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def needs_scores(self) -> bool:
+        """Whether the filter or the order reads the score (else paging comes first)."""
+        return bool(self.success or self.unscored or self.sort == "csr")
+
+    def where(self) -> tuple[str, list[object]]:
+        clauses: list[str] = []
+        params: list[object] = []
+        for col in ("site", "difficulty"):
+            val = getattr(self, col)
+            if val:
+                clauses.append(f"t.{col} = ?")
+                params.append(val)
+        if self.success == "yes":
+            clauses.append("c.value >= 1.0")
+        elif self.success == "no":
+            clauses.append("c.value < 1.0")
+        if self.error == "yes":
+            clauses.append("t.error IS NOT NULL")
+        elif self.error == "no":
+            clauses.append("t.error IS NULL")
+        if self.unscored:
+            clauses.append("c.traj IS NOT NULL AND c.value IS NULL")
+        if self.q:
+            like = "%" + self.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append("(t.intent LIKE ? ESCAPE '\\' OR t.answer LIKE ? ESCAPE '\\' "
+                           "OR t.task_id LIKE ? ESCAPE '\\')")
+            params += [like, like, like]
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+class ListRow(BaseModel):
+    trajectory_id: str
+    task_id: str
+    site: str | None
+    difficulty: str | None
+    n_steps: int
+    error: str | None
+    termination: str | None
+    intent: str | None
+    answer: str | None
+    csr: float | None
+    unscored_reason: str | None
+
+
+def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
+                    ) -> tuple[list[ListRow], int]:
+    """One page of the filtered, searched, sorted list, and how many rows match (more than
+    COUNT_CAP when a filter on scores matches more than that)."""
+    where, params = query.where()
+    order = SORTS.get(query.sort, "t.id")
+    direction = "DESC" if query.desc else "ASC"
+    offset = (max(query.page, 1) - 1) * PAGE_SIZE
+    cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
+            "t.termination, t.intent, t.answer, c.value, c.reason")
+    if query.needs_scores:
+        base = f"FROM tv t{_latest('c')}{where}"
+        args = [ev or "", *params]
+        # Counting a filter on scores reads each trajectory's score row: stop at COUNT_CAP
+        # (the page shows "COUNT_CAP+ matching" and pages on while rows come).
+        if query.success or query.unscored:
+            total = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 {base} LIMIT ?)",
+                                 [*args, COUNT_CAP + 1]).fetchone()[0]
+        else:  # only the order reads scores
+            total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
+        sql = (f"SELECT {cols} {base} ORDER BY {order} {direction}, t.id {direction} "
+               "LIMIT ? OFFSET ?")
+        args = [*args, PAGE_SIZE, offset]
+    else:
+        # Filters and order on trajectory columns only: page first, then look up the scores
+        # of that page's rows (a page costs 50 seeks, not one per trajectory).
+        total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
+        sql = (f"SELECT {cols} FROM (SELECT * FROM tv t{where} ORDER BY {order} {direction}, "
+               f"t.id {direction} LIMIT ? OFFSET ?) t{_latest('c')} "
+               f"ORDER BY {order} {direction}, t.id {direction}")
+        args = [*params, PAGE_SIZE, offset, ev or ""]
+    rows = [ListRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],
+                    n_steps=r[4], error=r[5], termination=r[6], intent=r[7], answer=r[8],
+                    csr=r[9], unscored_reason=r[10] if r[9] is None else None)
+            for r in conn.execute(sql, args)]
+    return rows, total
+
+
+def unscored_reasons(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str, bool]]]:
+    """trajectory id -> (evaluator, reason, error) of each newest score that is unscored."""
+    out: dict[str, list[tuple[str, str, bool]]] = {}
+    for tid, ev, reason, err in conn.execute(
+            "SELECT t.trajectory_id, s.evaluator, s.reason, s.error FROM score_sets s "
+            "JOIN tv t ON t.id = s.traj WHERE s.id IN (SELECT MAX(id) FROM score_sets "
+            "GROUP BY traj, evaluator) AND s.value IS NULL ORDER BY t.id, s.evaluator"):
+        out.setdefault(tid, []).append((ev, reason or "", bool(err)))
+    return out
+
+
+def distinct(conn: sqlite3.Connection, col: str) -> list[str]:
+    assert col in ("site", "difficulty")
+    return [r[0] for r in conn.execute(
+        f"SELECT DISTINCT {col} FROM tv WHERE {col} IS NOT NULL ORDER BY 1")]
+
+
+def scores_of(conn: sqlite3.Connection, trajectory_id: str) -> list[Score]:
+    """The newest score of every evaluator for one trajectory."""
+    rows = conn.execute(
+        "SELECT s.evaluator, s.value, s.reason, s.error, s.steps, s.body FROM score_sets s "
+        "JOIN tv t ON t.id = s.traj WHERE t.trajectory_id = ? ORDER BY s.id",
+        (trajectory_id,)).fetchall()
+    latest = {r[0]: r for r in rows}
+    out = []
+    for r in latest.values():
+        try:
+            out.append(score_from_row(*r))
+        except ValueError as exc:
+            out.append(Score.unscored(r[0], f"stored score cannot be read: {exc}", error=True))
+    return out
+
+
+def task_outcomes(conn: sqlite3.Connection, ev: str | None) -> dict[str, tuple[float, int]]:
+    """task_id -> (mean CSR over its scored trials, trials scored), error episodes left out."""
+    sql = (f"SELECT t.task_id, AVG(c.value), COUNT(c.value) FROM tv t{_latest('c', 'JOIN')} "
+           "WHERE t.error IS NULL AND c.value IS NOT NULL GROUP BY t.task_id")
+    return {r[0]: (float(r[1]), int(r[2])) for r in conn.execute(sql, (ev or "",))}
+
+
+def trajectories_of_task(conn: sqlite3.Connection, task_id: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT trajectory_id FROM tv WHERE task_id = ? ORDER BY trial, id", (task_id,))]
+
+
+def first_agent(conn: sqlite3.Connection) -> str | None:
+    r = conn.execute("SELECT agent FROM tv LIMIT 1").fetchone()
+    return r[0] if r else None
+
+
+def loads(data: bytes) -> object:
+    return orjson.loads(data)

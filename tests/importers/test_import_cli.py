@@ -109,14 +109,17 @@ def test_webarena_verified_end_to_end(tmp_path):
         (logs / tid).mkdir(parents=True)
         (logs / tid / "agent_response.json").write_text('{"task_type": "RETRIEVE", '
                                                         '"status": "SUCCESS"}')
-    (logs / "1" / "network.har").write_text('{"log": {"entries": []}}')
-    (logs / "3" / "network.har").write_text('{"log": {"entries": []}}')
+    har = ('{"log": {"entries": [{"request": {"url": "http://x/", "method": "GET", '
+           '"headers": []}, "response": {"status": 200}}]}}')
+    (logs / "1" / "network.har").write_text(har)
+    (logs / "3" / "network.har").write_text(har)
     run = tmp_path / "run"
     s = _run("webarena-verified", "--dataset", str(dataset), "--logs", str(logs),
              "--out", str(run))
     assert (s["imported"], s["errors"]) == (1, 3)
     messages = sorted(p["message"] for p in s["problems"])
-    assert messages == ["missing network.har", "missing required field",
+    assert messages == ["missing required field",
+                        "no network.har (or trace.zip) in the log folder",
                         f"no task with id 99 in {dataset}"]
     with RunStore.open(run) as store:
         traj = store.load_trajectory("1__imported__t0")

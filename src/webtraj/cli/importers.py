@@ -16,6 +16,7 @@ from rich.table import Table
 
 from webtraj.cli.common import console, err_console, fail, print_json
 from webtraj.formats.imported import Imported, ImportLog
+from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, RunInfo
 from webtraj.model.jsonfile import read_json
 from webtraj.store.run_store import DuplicateTrajectoryError, RunStore
@@ -111,6 +112,9 @@ def browser_use(
     task_id: str = typer.Option(None, "--task-id", help="Task id (default: the file name, "
                                 "or its folder for history.json); repeats become trials."),
     agent: str = typer.Option("browser-use", "--agent", help="Agent name to record."),
+    files_from: list[Path] = typer.Option(None, "--files-from", help="Another folder "
+                                          "screenshots may be read from (repeatable); by "
+                                          "default only each history file's own folder."),
     replace: bool = typer.Option(False, "--replace", help=_REPLACE_HELP),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
 ) -> None:
@@ -126,9 +130,10 @@ def browser_use(
         tid = task_id or default_task_id(path)
         trial = trials.get(tid, 0)
         trials[tid] = trial + 1
+        files = LocalFiles([path.parent, *(files_from or ())])
         try:
             item = load_history(path, log=session.log, task=task, task_id=tid, agent=agent,
-                                trial=trial)
+                                trial=trial, files=files)
         except InputError as exc:
             session.log.errors.append(exc)
             continue
@@ -237,6 +242,7 @@ def webarena_verified(
     if urls is not None:
         info = session.store.info
         session.store.update_info(config={**info.config, "site_urls": urls})
+    files = LocalFiles([logs])
     folders = sorted((p for p in logs.iterdir() if p.is_dir()),
                      key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit()
                                     else 0, p.name))
@@ -247,12 +253,10 @@ def webarena_verified(
             continue
         try:
             task = task_from_obj(data[pos], file=dataset, record=pos)
-            traj = trajectory_from_log(task, folder, agent=agent)
+            item = trajectory_from_log(task, folder, agent=agent, files=files)
         except InputError as exc:
             session.log.errors.append(exc)
             continue
-        artifacts = {"network.har": folder / "network.har",
-                     "agent_response.json": folder / "agent_response.json"}
-        session.add(Imported(traj, artifacts))
+        session.add(item)
     session.finish(as_json)
 

@@ -141,6 +141,9 @@ def decode_step(
         ctx.report("cleaned_html", "cleaned_html is not a string; dropped")
         html = None
     prev = previous_actions if previous_actions is not None else _previous_of(action)
+    if not isinstance(src.get("confirmed_task"), str) or not src["confirmed_task"].strip():
+        ctx.report("confirmed_task", "missing confirmed_task (the task text); the step is "
+                   "kept with an empty task")
     return M2WStep.model_construct(
         annotation_id=str(aid), action_uid=str(uid),
         website=str(src.get("website") or ""), domain=str(src.get("domain") or ""),

@@ -50,15 +50,26 @@ def iter_steps(source: str | Path, *, issues: IssueLog | None = None, keep_html:
         yield from iter_hub(source[4:], issues=issues, keep_html=keep_html)
         return
     seen: set[tuple[str, str]] = set()
+    root = Path(source).resolve()
     for path in source_files(source):
+        real = path.resolve()
+        if root.is_dir() and not real.is_relative_to(root):
+            issues.report(str(path), f"links to {real}, outside the folder being read; "
+                          "not read", skipped=True)
+            continue
+        before, found = len(issues), 0
         for step in iter_file(path, issues=issues, keep_html=keep_html,
                               keep_raw_html=keep_raw_html):
+            found += 1
             if dedupe:
                 if step.key in seen:
                     issues.duplicates += 1
                     continue
                 seen.add(step.key)
             yield step
+        if found == 0 and len(issues) == before:
+            issues.report(str(path), "no Mind2Web steps in this file (it is empty)",
+                          skipped=True)
 
 
 def load_steps(source: str | Path, **kw) -> list[M2WStep]:

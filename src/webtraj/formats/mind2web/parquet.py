@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from webtraj.formats.local_files import LocalFiles
 from webtraj.formats.mind2web.decode import decode_step
 from webtraj.formats.mind2web.records import IssueLog, M2WStep, ScreenshotRef
 
@@ -50,7 +51,11 @@ def read_screenshot(ref: ScreenshotRef) -> bytes | None:
     import pyarrow.parquet as pq
 
     if ref.row is None:
-        return Path(ref.path).read_bytes() if ref.path else None
+        if not ref.path:
+            return None
+        # Only files beside the data file: a record never makes us read /etc/passwd.
+        return LocalFiles([Path(ref.file).parent]).read(Path(ref.path), file=ref.file,
+                                                        field="screenshot")
     pf = pq.ParquetFile(ref.file)
     start = 0
     for rg in range(pf.num_row_groups):

@@ -136,7 +136,7 @@ def test_nothing_imported_exits_1(tmp_path):
     assert s["imported"] == 0 and s["errors"] == 1
     result = runner.invoke(app, ["import", "webvoyager", str(tmp_path / "nope"), "--out",
                                  str(tmp_path / "run")])
-    assert result.exit_code == 1 and "not a folder" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "not a folder" in " ".join(result.output.split())
 
 
 @pytest.mark.skipif(not (FIXTURES / "agent_logs").is_dir(), reason="shared fixtures absent")

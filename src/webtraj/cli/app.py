@@ -12,7 +12,7 @@ from webtraj.cli import eval as eval_cli
 from webtraj.cli import importers, judges, llm, mind2web, runs, sites
 from webtraj.cli import run as run_cmd
 from webtraj.cli import tasks as tasks_cli
-from webtraj.cli.common import WebtrajGroup, console, set_debug
+from webtraj.cli.common import WebtrajGroup, console, esc, set_debug
 
 app = typer.Typer(
     name="webtraj",
@@ -65,7 +65,7 @@ def schema(
     from webtraj.model.schema import write_schemas
 
     for path in write_schemas(out):
-        console.print(f"wrote {path}")
+        console.print(f"wrote {esc(path)}", highlight=False)
 
 
 def main() -> None:

@@ -41,7 +41,8 @@ class UsageError(Exception):
     """A command used in a way that cannot work (an unknown task id, an empty input)."""
 
 
-def fail(message: str, code: int = 1) -> typer.Exit:
+def fail(message: str, code: int = USAGE_ERROR) -> typer.Exit:
+    """Print a user-facing error (escaped) and return the exit to raise: 2 = usage error."""
     err_console.print(f"[bold red]error:[/] {esc(message)}", highlight=False)
     return typer.Exit(code)
 

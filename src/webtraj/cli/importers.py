@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, fail, print_json
+from webtraj.cli.common import console, err_console, esc, fail, print_json
 from webtraj.formats.imported import Imported, ImportLog
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, RunInfo
@@ -85,11 +85,11 @@ class _Session:
                 [("warning", e) for e in self.log.warnings]
             for level, exc in problems[:_SHOWN_PROBLEMS]:
                 color = "red" if level == "error" else "yellow"
-                err_console.print(f"[{color}]{level}:[/] {exc}", highlight=False)
+                err_console.print(f"[{color}]{level}:[/] {esc(exc)}", highlight=False)
             if len(problems) > _SHOWN_PROBLEMS:
                 err_console.print(f"... and {len(problems) - _SHOWN_PROBLEMS} more "
                                   "(--json lists them all)")
-            table = Table(title=f"import {self.source} -> {self.store.root}")
+            table = Table(title=esc(f"import {self.source} -> {self.store.root}"))
             for col in ("imported", "steps", "steps without action", "already in run",
                         "errors (skipped)", "warnings"):
                 table.add_column(col, justify="right")

@@ -155,3 +155,41 @@ def test_webarena_verified_real_logs_rescore_to_reference(tmp_path):
                                     .read_bytes())["score"]
             scores = store.scores(f"{tid}__imported__t0")
             assert [x.value for x in scores] == [expected]
+
+
+@pytest.mark.skipif(not (FIXTURES / "agent_logs").is_dir(), reason="shared fixtures absent")
+@pytest.mark.parametrize("damage", ["har", "response"])
+def test_webarena_verified_non_utf8_keeps_the_verdict(tmp_path, damage):
+    """Bad bytes are an error by both paths: the importer no longer stores a U+FFFD copy
+    that `eval --run` would then score."""
+    import shutil
+
+    logs = tmp_path / "logs"
+    shutil.copytree(FIXTURES / "agent_logs" / "108", logs / "108")
+    shutil.copytree(FIXTURES / "agent_logs" / "107", logs / "107")
+    name = "network.har" if damage == "har" else "agent_response.json"
+    path = logs / "108" / name
+    path.chmod(0o644)
+    data = path.read_bytes()
+    cut = data.index(b'"', 200 if damage == "har" else 5) + 1  # inside a string value
+    path.write_bytes(data[:cut] + b"\xff\xfe" + data[cut:])
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping_admin": "http://192.168.1.35:7780"}')
+    dataset = str(FIXTURES / "webarena-verified.json")
+    direct = runner.invoke(app, ["eval", "webarena-verified", "--dataset", dataset, "--logs",
+                                 str(logs), "--site-urls", str(urls), "--out",
+                                 str(tmp_path / "o.jsonl")])
+    assert direct.exit_code == 0, direct.output
+    lines = {x["task_id"]: x for x in map(orjson.loads,
+                                          (tmp_path / "o.jsonl").read_bytes().splitlines())}
+    assert lines["108"]["status"] == "error" and "UTF-8" in lines["108"]["error"]
+    assert lines["107"]["status"] == "failure"
+    run = tmp_path / "run"
+    s = _run("webarena-verified", "--dataset", dataset, "--logs", str(logs), "--site-urls",
+             str(urls), "--out", str(run))
+    assert (s["imported"], s["errors"]) == (1, 1)
+    assert s["problems"][0]["file"] == str(path) and "UTF-8" in s["problems"][0]["message"]
+    assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
+    with RunStore.open(run) as store:
+        assert [r.trajectory_id for r in store.rows()] == ["107__imported__t0"]
+        assert [x.value for x in store.scores("107__imported__t0")] == [0.0]

@@ -100,5 +100,7 @@ class Mutator:
                 obj = orjson.loads(data)
             except orjson.JSONDecodeError:
                 return self.raw(data)
-            return orjson.dumps(self.structure(obj))
+            for _ in range(self.rng.choice((1, 1, 2, 3))):
+                obj = self.structure(obj)
+            return orjson.dumps(obj)
         return self.raw(data)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import sys
 import traceback
 
@@ -69,6 +70,9 @@ def user_message(exc: BaseException) -> str | None:
 
     if isinstance(exc, (InputError, MissingExtra, AgentError, UsageError)):
         return str(exc)
+    if isinstance(exc, sqlite3.DatabaseError):
+        return (f"a database file cannot be used ({exc}): a run's index.sqlite or the LLM "
+                "cache is damaged, locked or not a SQLite file")
     if isinstance(exc, OSError):
         if exc.errno == errno.EADDRINUSE:
             return (f"{exc.strerror or exc}: another program is listening on that port; "
@@ -94,8 +98,8 @@ def report_exception(exc: BaseException) -> int:
         "This is a bug in webtraj, not in your input. "
         + ("The traceback follows; please include it in a bug report."
            if debug_enabled() else
-           "Run again with --debug (or WEBTRAJ_DEBUG=1) to see the traceback, and include "
-           "it in a bug report."), highlight=False)
+           "Run the command again as `webtraj --debug ...` (or with WEBTRAJ_DEBUG=1) to see "
+           "the traceback, and include it in a bug report."), highlight=False)
     if debug_enabled():
         err_console.print(esc("".join(traceback.format_exception(exc))), highlight=False)
     return BUG

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +46,8 @@ def list_runs(
                                 "corrupt": len(store.corrupt)})
         except InputError as exc:
             entries.append({"path": str(path), "error": str(exc)})
+        except sqlite3.DatabaseError as exc:  # one damaged index never hides the other runs
+            entries.append({"path": str(path), "error": f"index database: {exc}"})
     if as_json:
         print_json(entries)
         return

@@ -37,8 +37,8 @@ def task_from_obj(obj: Any, *, file: str | Path | None = None,
     if not isinstance(obj["eval"], list):
         raise InputError("must be a list of evaluator configs", file=file, record=tid,
                          field="eval")
-    sites = obj.get("sites") or []
-    starts = obj.get("start_urls") or []
+    sites = _strings(obj, "sites", file=file, record=tid)
+    starts = _strings(obj, "start_urls", file=file, record=tid)
     return Task.from_obj({
         "task_id": tid,
         "intent": obj["intent"],
@@ -48,6 +48,18 @@ def task_from_obj(obj: Any, *, file: str | Path | None = None,
         "metadata": {"source": "webarena-verified",
                      **{k: obj[k] for k in _META if k in obj}},
     }, file=file, record=tid)
+
+
+def _strings(obj: dict[str, Any], key: str, *, file: str | Path | None,
+             record: str) -> list[str]:
+    """An optional list of non-empty strings (the evaluators read sites and URLs as text)."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError("must be a list of non-empty strings", file=file, record=record,
+                         field=key)
+    return value
 
 
 def load_tasks(path: str | Path) -> list[Task]:

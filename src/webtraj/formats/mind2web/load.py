@@ -10,6 +10,7 @@ from webtraj.formats.mind2web.jsonl import iter_jsonl
 from webtraj.formats.mind2web.parquet import iter_parquet
 from webtraj.formats.mind2web.raw_json import iter_raw_json
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.model.errors import MissingExtra
 
 SUFFIXES = (".json", ".jsonl", ".parquet")
 
@@ -57,16 +58,26 @@ def iter_steps(source: str | Path, *, issues: IssueLog | None = None, keep_html:
             issues.report(str(path), f"links to {real}, outside the folder being read; "
                           "not read", skipped=True)
             continue
+        if path.stat().st_size == 0:
+            issues.report(str(path), "no Mind2Web steps in this file (it is empty)",
+                          skipped=True)
+            continue
         before, found = len(issues), 0
-        for step in iter_file(path, issues=issues, keep_html=keep_html,
-                              keep_raw_html=keep_raw_html):
-            found += 1
-            if dedupe:
-                if step.key in seen:
-                    issues.duplicates += 1
-                    continue
-                seen.add(step.key)
-            yield step
+        try:
+            for step in iter_file(path, issues=issues, keep_html=keep_html,
+                                  keep_raw_html=keep_raw_html):
+                found += 1
+                if dedupe:
+                    if step.key in seen:
+                        issues.duplicates += 1
+                        continue
+                    seen.add(step.key)
+                yield step
+        except MissingExtra:
+            raise
+        except (OSError, ValueError, ImportError) as exc:  # this file only: go on
+            issues.report(str(path), f"cannot read: {str(exc).splitlines()[0]}", skipped=True)
+            continue
         if found == 0 and len(issues) == before:
             issues.report(str(path), "no Mind2Web steps in this file (it is empty)",
                           skipped=True)

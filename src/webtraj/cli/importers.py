@@ -231,12 +231,13 @@ def webarena_verified(
         raise fail(f"{logs}: not a folder")
     urls = None
     if site_urls is not None:
-        try:
+        from webtraj.evaluate.webarena_verified import SiteUrls
+
+        try:  # checked as `webtraj eval webarena-verified` checks it
             urls = read_json(site_urls, expect=dict, what="site -> base URL")
+            SiteUrls.from_obj(urls, file=str(site_urls))
         except InputError as exc:
             raise fail(str(exc)) from None
-        if not all(isinstance(v, str) for v in urls.values()):
-            raise fail(f"{site_urls}: expected a JSON object of site -> base URL")
     positions = {str(t.get("task_id")): i for i, t in enumerate(data) if isinstance(t, dict)}
     session = _Session(out, "webarena-verified", replace=replace)
     if urls is not None:

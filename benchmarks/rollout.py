@@ -11,6 +11,8 @@
 
 (c) episodes per minute of `webtraj run` (replay agent, sandbox sites) with 1 and 2 workers:
     target >= 1.7x.
+(d) persisting each step as it is taken (the step journal: the Step as JSON, appended to the
+    episode's scratch folder): its cost per real step against the step itself, target <= 5%.
 
 Parts are registered in PARTS; a part takes the shared Bench (browser + loopback site) and
 returns its figures as a dict.
@@ -230,10 +232,51 @@ async def part_c(bench: Bench) -> dict[str, float]:
     return {"c_epm_1": one[0], "c_epm_2": two[0], "c_ratio": ratio}
 
 
+async def part_d(bench: Bench) -> dict[str, float]:
+    """The step journal's cost on real steps of the 1,000-element page: target <= 5%."""
+    import tempfile
+    from pathlib import Path
+
+    from webtraj.execute.episode import StepJournal
+    from webtraj.model import Step
+
+    env = BrowserEnv(bench.browser, bench.config)
+    steps, writes = [], []
+    try:
+        obs = await env.reset(bench.url)
+        go = re.search(r"^\[(\d+)\] \[button\] \[Go\]", obs.axtree, re.MULTILINE)
+        assert go, "no Go button in the tree"
+        click = Action(kind=ActionKind.CLICK, element_id=go.group(1))
+        with tempfile.TemporaryDirectory() as tmp:
+            journal = StepJournal(Path(tmp))
+            observation = obs.to_observation(screenshot="step-000.png")
+            for t in range(bench.repeats):
+                t0 = time.perf_counter()
+                result = await env.step(click)
+                steps.append(time.perf_counter() - t0)
+                step = Step(index=t, observation=observation, action=click,
+                            reasoning="benchmark", duration_s=steps[-1])
+                t0 = time.perf_counter()
+                journal.append(step)
+                writes.append(time.perf_counter() - t0)
+                observation = result.observation.to_observation(
+                    screenshot=f"step-{t + 1:03d}.png")
+    finally:
+        await env.close()
+    sm, wm = _ms(steps)["median"], _ms(writes)["median"]
+    share = wm / sm
+    print(f"(d) step journal, {bench.repeats} real steps ({len(observation.axtree):,} chars of "
+          "tree each)")
+    print(f"    step median {sm:.1f} ms; journal append median {wm:.2f} ms = "
+          f"{share * 100:.2f}% of a step (target <= 5%: {'PASS' if share <= 0.05 else 'FAIL'})")
+    return {"d_step_median_ms": sm, "d_journal_median_ms": wm, "d_share": share}
+
+
 PARTS: dict[str, Callable[[Bench], Awaitable[dict[str, float]]]] = {
     "a": part_a,
     "b": part_b,
     "c": part_c,
+    "d": part_d,
 }
 
 

@@ -74,11 +74,11 @@ def curate(
         raise fail("--relabel llm needs --llm base_url=...,model=...")
     try:
         with RunStore.open(run) as store:  # also indexes folders a crash left unindexed
-            config = dict(store.info.config)
+            info = store.info
             corrupt = len(store.corrupt)
     except InputError as exc:
         raise fail(str(exc)) from None
-    judge = judge or default_judge(config)
+    judge = judge or default_judge(info)
     for name in filter(None, (judge, second_judge)):
         if name not in JUDGES:
             raise fail(f"unknown judge {name!r}; choose from {', '.join(JUDGES)}")
@@ -93,9 +93,9 @@ def curate(
             if missing and name in ("llm", "vlm") and not llm:
                 raise fail(f"{len(missing)} trajectories have no per-step {name} scores and "
                            "the judge needs a model: pass --llm, or --no-rescore")
-            if missing and name == "oracle" and default_judge(config) != "oracle":
-                raise fail("the oracle judge needs a sandbox run (run.json config today "
-                           "and site_urls)")
+            if missing and name == "oracle" and default_judge(info) != "oracle":
+                raise fail("the oracle judge needs a sandbox run (run.json sandbox and "
+                           "site_urls)")
         with Progress(TextColumn("[bold]scoring missing curves"), BarColumn(),
                       MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
                       transient=True) as progress:

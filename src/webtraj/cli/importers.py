@@ -37,7 +37,7 @@ class _Session:
         command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
             self.store = RunStore.open_or_create(
-                out, RunInfo(name=out.name, command=command, config={"imported_from": source}))
+                out, RunInfo(name=out.name, command=command, source=source))
         except InputError as exc:
             raise fail(str(exc)) from None
         self.source = source
@@ -238,11 +238,14 @@ def webarena_verified(
             SiteUrls.from_obj(urls, file=str(site_urls))
         except InputError as exc:
             raise fail(str(exc)) from None
+        several = [k for k, v in urls.items() if not isinstance(v, str)]
+        if several:
+            raise fail(f"{site_urls}: field '{several[0]}': a run keeps one base URL per site; "
+                       "give a single URL")
     positions = {str(t.get("task_id")): i for i, t in enumerate(data) if isinstance(t, dict)}
     session = _Session(out, "webarena-verified", replace=replace)
     if urls is not None:
-        info = session.store.info
-        session.store.update_info(config={**info.config, "site_urls": urls})
+        session.store.update_info(site_urls=urls)
     files = LocalFiles([logs])
     folders = sorted((p for p in logs.iterdir() if p.is_dir()),
                      key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit()

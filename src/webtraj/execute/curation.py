@@ -32,6 +32,7 @@ from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
+from webtraj.model.run import RunInfo
 from webtraj.store.reader import Loaded, load_chunk, missing_curves, trajectory_items
 
 Executor = Literal["local", "ray"]
@@ -174,19 +175,17 @@ def _append(lines: list[bytes], cols: dict[str, list[Any]], inst: Instance,
         cols["c_max"].append(inst.c_max)
 
 
-def default_judge(config: dict[str, Any]) -> str:
-    """The sandbox oracle when the run can rebuild it (it has `today` and `site_urls`),
-    else the rule judge."""
-    if isinstance(config.get("today"), str) and isinstance(config.get("site_urls"), dict):
-        return "oracle"
-    return "rule"
+def default_judge(info: RunInfo) -> str:
+    """The sandbox oracle when the run can rebuild it (a sandbox with its site URLs), else the
+    rule judge."""
+    return "oracle" if info.sandbox is not None and info.site_urls else "rule"
 
 
 def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = None,
                   on_progress: Callable[[int, int], None] | None = None) -> int:
     """Score with `steps=all` the trajectories that have no per-step curve for a judge.
     Returns how many trajectories were scored (once per judge)."""
-    from webtraj.execute.rescore import eval_env_for_run, rescore
+    from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.store import RunStore
 
     done = 0
@@ -198,10 +197,10 @@ def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = Non
             continue
         task_ids = sorted({task for _, task in missing})
         with RunStore.open(root) as store:
-            env = eval_env_for_run(store, llm=llm, no_cache=settings.no_cache)
+            envs = RunEnvironments(store.info, llm=llm, no_cache=settings.no_cache)
             config = [{"evaluator": "constraints", "judge": judge, "steps": "all"}]
             for i in range(0, len(task_ids), 400):
-                res = rescore(store, config, env, task_id=task_ids[i:i + 400])
+                res = score_run(store, config, envs, task_id=task_ids[i:i + 400])
                 done += res.trajectories
                 if on_progress:
                     on_progress(done, len(missing))

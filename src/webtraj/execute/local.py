@@ -88,7 +88,8 @@ class LocalExecutor:
                                 f"worker process died (exit code {slot.proc.exitcode})")
                         self._retire(slot)
                         slots[i] = self._spawn()
-                        on_result(spec, error_trajectory(spec, term, why))
+                        on_result(spec, error_trajectory(spec, term, why,
+                                                          self.config.workdir(spec)))
         finally:
             for slot in slots:
                 self._retire(slot, polite=True)

@@ -89,7 +89,8 @@ class RayExecutor:
                     except ray.exceptions.RayError as exc:
                         actors[i] = self._replace(ray, actors[i], actor_cls, config_json)
                         traj = error_trajectory(spec, Termination.ERROR,
-                                                f"worker died: {type(exc).__name__}")
+                                                f"worker died: {type(exc).__name__}",
+                                                self.config.workdir(spec))
                     on_result(spec, traj)
                 now = time.monotonic()
                 for ref, (i, spec, started) in list(running.items()):
@@ -98,7 +99,8 @@ class RayExecutor:
                         actors[i] = self._replace(ray, actors[i], actor_cls, config_json)
                         on_result(spec, error_trajectory(
                             spec, Termination.TIMEOUT,
-                            f"episode exceeded {spec.timeout_s:.0f}s; worker killed"))
+                            f"episode exceeded {spec.timeout_s:.0f}s; worker killed",
+                            self.config.workdir(spec)))
         finally:
             for actor in actors:
                 ray.kill(actor)

@@ -92,3 +92,8 @@ def require_extra(extra: str, module: str | None = None, *,
         return importlib.import_module(name)
     except ImportError as exc:
         raise MissingExtra(extra, module=name, feature=feature) from exc
+
+
+class InfrastructureError(RuntimeError):
+    """Something outside the agent failed (a model endpoint, the browser, a server): the
+    episode is an *error*, counted and retried, never the agent's failure or a score."""

@@ -126,7 +126,8 @@ def test_empty_tasks_file_and_unknown_task_ids_are_usage_errors(tmp_path):
                    "nope,nada", "--out", str(tmp_path / "r2"))
     no_traceback(proc)
     assert proc.returncode == 2
-    assert "--task-ids names no task to run: nope, nada are unknown" in flat(proc.stderr)
+    err = flat(proc.stderr)
+    assert "--task-ids names no" in err and "nope, nada" in err
 
 
 def test_unknown_ids_among_known_ones_warn(capsys):

@@ -59,7 +59,8 @@ def load_har(path: str | Path) -> list[dict[str, Any]]:
 
 def check_entries(entries: list[Any], *, file: str | Path | None = None, first: int = 0) -> None:
     """Each entry needs a request (url, method, headers) and a response (status); the parts
-    evaluators read (headers, bodies, cookies) must have their HAR types, so every reader
+    evaluators read (request headers and body, response content and cookies) must have
+    their HAR types, so every reader
     of a trace (the importer, `eval --run`, the direct evaluator) refuses the same files."""
     for i, e in enumerate(entries, first):
         if not isinstance(e, dict):
@@ -70,11 +71,13 @@ def check_entries(entries: list[Any], *, file: str | Path | None = None, first: 
                              field="request")
         if not isinstance(req.get("url"), str) or not req["url"]:
             raise InputError("missing request URL", file=file, record=i, field="request.url")
-        try:
-            urlsplit(req["url"])
-        except ValueError as exc:
-            raise InputError(f"not a valid URL ({exc})", file=file, record=i,
-                             field="request.url") from None
+        url = req["url"]
+        if "[" in url or "]" in url or not url.isascii():  # what urlsplit can refuse
+            try:
+                urlsplit(url)
+            except ValueError as exc:
+                raise InputError(f"not a valid URL ({exc})", file=file, record=i,
+                                 field="request.url") from None
         if not isinstance(req.get("method"), str):
             raise InputError("missing request method", file=file, record=i,
                              field="request.method")
@@ -86,7 +89,6 @@ def check_entries(entries: list[Any], *, file: str | Path | None = None, first: 
         if not isinstance(resp.get("status"), int) or isinstance(resp["status"], bool):
             raise InputError("missing response status", file=file, record=i,
                              field="response.status")
-        _check_pairs(resp.get("headers", []), file, i, "response.headers")
         _check_pairs(resp.get("cookies", []), file, i, "response.cookies", value_optional=True)
         _check_body(resp.get("content"), file, i, "response.content")
 
@@ -97,6 +99,12 @@ def _check_pairs(items: Any, file: str | Path | None, record: int, field: str, *
     if not isinstance(items, list):
         raise InputError(f"{field.rsplit('.', 1)[-1]} must be a list", file=file,
                          record=record, field=field)
+    for item in items:  # the common case, cheaply (50,000 entries x 15 headers)
+        if type(item) is not dict or type(item.get("name")) is not str or \
+                type(item.get("value")) is not str:
+            break
+    else:
+        return
     for k, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise InputError("must be an object with a string 'name'", file=file,

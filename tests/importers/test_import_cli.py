@@ -193,3 +193,43 @@ def test_webarena_verified_non_utf8_keeps_the_verdict(tmp_path, damage):
     with RunStore.open(run) as store:
         assert [r.trajectory_id for r in store.rows()] == ["107__imported__t0"]
         assert [x.value for x in store.scores("107__imported__t0")] == [0.0]
+
+
+def test_webarena_verified_check_on_a_redacted_cookie_is_unscored_not_scored(tmp_path):
+    """A run never stores the Cookie header, so `eval --run` cannot judge a check on it:
+    unscored with the reason (the direct evaluator, reading the logs, still decides)."""
+    task = {"task_id": 5, "intent": "Route by car", "sites": ["shopping"], "eval": [
+        {"evaluator": "AgentResponseEvaluator", "results_schema": {"type": "null"},
+         "expected": {"task_type": "NAVIGATE", "status": "SUCCESS", "retrieved_data": None}},
+        {"evaluator": "NetworkEventEvaluator", "ignored_query_params_patterns": [".*"],
+         "expected": {"url": "__SHOPPING__/route/a", "http_method": "GET",
+                      "headers": {"Cookie": "^(?!.*engine=bicycle).*$"}}}]}
+    dataset = tmp_path / "d.json"
+    dataset.write_bytes(orjson.dumps([task]))
+    logs = tmp_path / "logs" / "5"
+    logs.mkdir(parents=True)
+    (logs / "agent_response.json").write_text(
+        '{"task_type": "NAVIGATE", "status": "SUCCESS", "retrieved_data": null}')
+    (logs / "network.har").write_bytes(orjson.dumps({"log": {"entries": [{
+        "request": {"url": "http://shop.test/route/a", "method": "GET", "headers": [
+            {"name": "Cookie", "value": "session=1; engine=bicycle"},
+            {"name": "Accept", "value": "text/html"}]},
+        "response": {"status": 200}}]}}))
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping": "http://shop.test"}')
+    out = tmp_path / "o.jsonl"
+    res = runner.invoke(app, ["eval", "webarena-verified", "--dataset", str(dataset), "--logs",
+                              str(tmp_path / "logs"), "--site-urls", str(urls), "--out",
+                              str(out)])
+    assert res.exit_code == 0, res.output
+    assert orjson.loads(out.read_bytes())["status"] == "failure"  # the cookie says bicycle
+    run = tmp_path / "run"
+    s = _run("webarena-verified", "--dataset", str(dataset), "--logs", str(tmp_path / "logs"),
+             "--site-urls", str(urls), "--out", str(run))
+    assert (s["imported"], s["warnings"]) == (1, 1)
+    assert "header Cookie" in s["problems"][0]["message"]
+    assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
+    with RunStore.open(run) as store:
+        scores = {x.evaluator: x for x in store.scores("5__imported__t0")}
+    net = scores["NetworkEventEvaluator"]
+    assert net.value is None and "redacted" in net.reason  # before: 1.0 against [REDACTED]

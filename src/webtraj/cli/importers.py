@@ -221,7 +221,11 @@ def webarena_verified(
 
     Example: webtraj import webarena-verified --dataset d.json --logs L --out runs/wav
     """
-    from webtraj.formats.webarena_verified import task_from_obj, trajectory_from_log
+    from webtraj.formats.webarena_verified import (
+        redacted_checks,
+        task_from_obj,
+        trajectory_from_log,
+    )
 
     try:
         data = read_json(dataset, expect=list, what="tasks")
@@ -261,6 +265,12 @@ def webarena_verified(
         except InputError as exc:
             session.log.errors.append(exc)
             continue
+        lost = redacted_checks(task)
+        if lost:
+            session.log.warn(f"the task checks {', '.join(lost)}, which a run stores "
+                             "redacted: `webtraj eval --run` leaves it unscored; score these "
+                             "logs with `webtraj eval webarena-verified`", file=folder,
+                             record=task.task_id, field="eval")
         session.add(item)
     session.finish(as_json)
 

@@ -17,6 +17,7 @@ from webtraj.formats.imported import ImportArtifacts, Imported
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, Task, Termination, Trajectory
 from webtraj.model.jsonfile import read_json
+from webtraj.store.redact import SENSITIVE_HEADERS
 
 _META = ("sites", "intent_template_id", "intent_template", "instantiation_dict", "revision",
          "start_urls")
@@ -60,6 +61,23 @@ def _strings(obj: dict[str, Any], key: str, *, file: str | Path | None,
         raise InputError("must be a list of non-empty strings", file=file, record=record,
                          field=key)
     return value
+
+
+def redacted_checks(task: Task) -> list[str]:
+    """The request headers and response cookies the task's network checks compare that a
+    run stores redacted: `eval --run` cannot decide them (the direct evaluator can)."""
+    out = []
+    for cfg in task.evaluators:
+        expected = cfg.get("expected")
+        if cfg.get("evaluator") != "NetworkEventEvaluator" or not isinstance(expected, dict):
+            continue
+        headers = expected.get("headers")
+        if isinstance(headers, dict):
+            out += [f"header {h}" for h in headers if h.lower() in SENSITIVE_HEADERS]
+        cookies = expected.get("response_cookies")
+        if isinstance(cookies, dict):
+            out += [f"response cookie {c}" for c in cookies]
+    return out
 
 
 def load_tasks(path: str | Path) -> list[Task]:

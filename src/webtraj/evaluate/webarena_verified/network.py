@@ -21,6 +21,7 @@ from webtraj.evaluate.webarena_verified.jsonpath import extract, is_path_key
 from webtraj.evaluate.webarena_verified.result import Assertion, Verdict
 from webtraj.evaluate.webarena_verified.schema import normalize, single
 from webtraj.evaluate.webarena_verified.urls import Url
+from webtraj.store.redact import REDACTED
 
 NAME = "NetworkEventEvaluator"
 
@@ -44,6 +45,8 @@ class NetworkEventEvaluator:
             actual = [self._normalize(ctx, a, False, post_keys, content_keys)
                       for a in actual_raw] or None
             assertions = self._compare(actual, expected)
+        except RedactedValue as exc:
+            return Verdict.failed(NAME, f"task {ctx.task_id}: {exc}", actual=_summary(selected))
         except Exception as exc:  # noqa: BLE001 - any failure is this evaluator's error
             return Verdict.failed(NAME, f"task {ctx.task_id}: {type(exc).__name__}: {exc}",
                                   actual=_summary(selected))
@@ -104,6 +107,7 @@ class NetworkEventEvaluator:
         d = ev.details()
         if exp.headers:
             got = {n: d.headers[n.lower()] for n in exp.headers if n.lower() in d.headers}
+            _not_redacted(got, "header")
             if got:
                 raw["headers"] = got
         if exp.post_data:
@@ -113,6 +117,7 @@ class NetworkEventEvaluator:
         if exp.response_cookies:
             got = {n: d.response_cookies[n] for n in exp.response_cookies
                    if n in d.response_cookies}
+            _not_redacted(got, "response cookie")
             if got:
                 raw["response_cookies"] = got
         return {k: v for k, v in raw.items() if v is not None}
@@ -185,6 +190,21 @@ class NetworkEventEvaluator:
         msgs = [f"checked {len(actual)} event(s); none matched all expected fields"]
         msgs += [f"{a.name}: {m}" for a in details for m in a.messages]
         return [Assertion(name="missing_navigation_event", messages=tuple(msgs))]
+
+
+class RedactedValue(ValueError):
+    """The trace holds a redacted credential where the config compares the value."""
+
+
+def _not_redacted(values: dict[str, Any], what: str) -> None:
+    """A stored run never holds credentials, so a check on one cannot be decided from it:
+    unscored with the reason, never a score computed against "[REDACTED]"."""
+    for name, value in values.items():
+        if isinstance(value, str) and REDACTED in value:
+            raise RedactedValue(
+                f"cannot decide: the {what} {name!r} was redacted when the trace was stored "
+                "in the run (credentials never reach a run); score the original logs with "
+                "`webtraj eval webarena-verified`")
 
 
 def _keys(d: Any) -> tuple[str, ...] | None:

@@ -63,3 +63,21 @@ def test_flattened_step_without_task_text(tmp_path):
     issues = IssueLog()
     assert len(list(iter_steps(path, issues=issues))) == 1
     assert [i.field for i in issues] == ["confirmed_task"]
+
+
+def test_empty_log_folder_says_so(tmp_path):
+    dataset = tmp_path / "d.json"
+    dataset.write_text("[]")
+    urls = tmp_path / "u.json"
+    urls.write_text('{"shopping": "http://shop.test"}')
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    res = runner.invoke(app, ["eval", "webarena-verified", "--dataset", str(dataset),
+                              "--logs", str(logs), "--site-urls", str(urls), "--out",
+                              str(tmp_path / "o.jsonl")])
+    assert res.exit_code == 2 and "no task log folders" in " ".join(res.output.split())
+    res = runner.invoke(app, ["import", "webarena-verified", "--dataset", str(dataset),
+                              "--logs", str(logs), "--out", str(tmp_path / "run"), "--json"])
+    summary = orjson.loads(res.stdout)
+    assert res.exit_code == 0 and summary["warnings"] == 1
+    assert summary["problems"][0]["message"] == "nothing to import: no records found"

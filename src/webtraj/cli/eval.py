@@ -115,6 +115,9 @@ def webarena_verified(
     if wanted is None:
         wanted = sorted((p.name for p in logs.iterdir() if p.is_dir()),
                         key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0, s))
+        if not wanted:
+            raise fail(f"{logs}: no task log folders (<task_id>/network.har, "
+                       "agent_response.json) in it")
     counts = {"success": 0, "failure": 0, "error": 0}
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

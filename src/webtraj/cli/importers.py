@@ -66,8 +66,11 @@ class _Session:
         for item in items:
             self.add(item)
 
-    def finish(self, as_json: bool) -> None:
+    def finish(self, as_json: bool, source_path: object = None) -> None:
         self.store.close()
+        if not (self.imported or self.existing or self.log.errors):
+            self.log.warn("nothing to import: no records found", file=str(source_path)
+                          if source_path is not None else None)
         summary = {
             "source": self.source, "run": str(self.store.root), "imported": self.imported,
             "steps": self.steps, "steps_without_action": self.unmapped,
@@ -130,10 +133,10 @@ def browser_use(
         tid = task_id or default_task_id(path)
         trial = trials.get(tid, 0)
         trials[tid] = trial + 1
-        files = LocalFiles([path.parent, *(files_from or ())])
+        allowed = LocalFiles([path.parent, *(files_from or ())])
         try:
             item = load_history(path, log=session.log, task=task, task_id=tid, agent=agent,
-                                trial=trial, files=files)
+                                trial=trial, files=allowed)
         except InputError as exc:
             session.log.errors.append(exc)
             continue
@@ -141,7 +144,7 @@ def browser_use(
             session.log.error(str(exc).splitlines()[0], file=path)
             continue
         session.add(item)
-    session.finish(as_json)
+    session.finish(as_json, ", ".join(str(f) for f in files))
 
 
 @app.command("webvoyager")
@@ -174,7 +177,7 @@ def webvoyager(
             session.store.close()
             raise fail(str(exc)) from None
     session.add_all(iter_results(results, log=session.log, tasks=task_map, agent=agent))
-    session.finish(as_json)
+    session.finish(as_json, results)
 
 
 @app.command("mind2web")
@@ -201,7 +204,7 @@ def mind2web(
     session = _Session(out, "mind2web", replace=replace)
     session.add_all(iter_reference(data, log=session.log, html=html, limit=limit,
                                    screenshots=screenshots))
-    session.finish(as_json)
+    session.finish(as_json, data)
 
 
 @app.command("webarena-verified")
@@ -272,5 +275,5 @@ def webarena_verified(
                              "logs with `webtraj eval webarena-verified`", file=folder,
                              record=task.task_id, field="eval")
         session.add(item)
-    session.finish(as_json)
+    session.finish(as_json, logs)
 

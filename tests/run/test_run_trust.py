@@ -172,15 +172,16 @@ def test_a_killed_episode_keeps_its_steps_and_requests(tmp_path, booking_tasks):
                     time.sleep(0.01)
             threading.Thread(target=watch, daemon=True).start()
 
-        LocalExecutor(config, 1).run([spec], lambda s, t: results.__setitem__(0, t),
-                                     kill_after_two_steps)
-    traj = results[0]
+        LocalExecutor(config, 1).run(
+            [spec], lambda s, t, artifacts: results.update(traj=t, artifacts=artifacts),
+            kill_after_two_steps)
+    traj, artifacts = results["traj"], results["artifacts"]
     assert traj.termination == "error" and "worker process died" in traj.error
     assert len(traj.steps) >= 2 and [s.index for s in traj.steps] == list(
         range(len(traj.steps)))
     assert traj.steps[0].action == task.reference_actions[0]
-    assert traj.network_trace == "network.har"
-    har = orjson.loads((config.workdir(spec) / "network.har").read_bytes())
+    assert traj.network_trace == "network.har" and "step-000.png" in artifacts
+    har = orjson.loads(artifacts["network.har"].read_bytes())
     urls = [e["request"]["url"] for e in har["log"]["entries"]]
     assert any(u.startswith(task.start_url.split("?")[0]) for u in urls)
     assert not journal.exists()

@@ -36,6 +36,9 @@ def curate(
     val_fraction: float = typer.Option(0.1, "--val-fraction", min=0.0, max=0.99,
                                        help="Share of tasks in validation."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
+    ray_address: str = typer.Option(None, "--ray-address", help="Join this Ray cluster "
+                                    "(with --executor ray); chunks travel to its workers "
+                                    "through Ray, so they need not see the run's disk."),
     chunk_size: int = typer.Option(64, "--chunk-size", min=1,
                                    help="Trajectories per work unit."),
     no_rescore: bool = typer.Option(False, "--no-rescore", help="Do not compute missing "
@@ -103,7 +106,8 @@ def curate(
             rescored = ensure_curves(run, settings, llm=llm, on_progress=lambda d, t: (
                 progress.update(bar, completed=d, total=t)))
     job = CurateRun(run=run, out=out, settings=settings, val_fraction=val_fraction,
-                    executor=executor, chunk_size=chunk_size, rescore=not no_rescore)
+                    executor=executor, chunk_size=chunk_size, rescore=not no_rescore,
+                    ray_address=ray_address)
     with Progress(TextColumn("[bold]curating"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
         bar = progress.add_task("chunks", total=None)

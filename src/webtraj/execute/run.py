@@ -18,7 +18,8 @@ from pathlib import Path
 from webtraj.agents.registry import make_agent
 from webtraj.browser.config import EnvConfig
 from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
-from webtraj.execute.episode import JOURNALS, EpisodeSpec
+from webtraj.execute.episode import EpisodeSpec
+from webtraj.execute.local import Artifacts
 from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
@@ -104,6 +105,7 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 recorded = SandboxInfo(suite=config.suite, seed=config.seed, today=(
                     dt.date.fromisoformat(config.today) if config.today else dt.date.today()))
             sandbox = stack.enter_context(Sandbox(recorded.today, seed=recorded.seed,
+                                                  host=config.sandbox_host,
                                                   previous_urls=store.info.site_urls))
             tasks = sandbox.tasks(config.suite)
             if store.info.sandbox is None or not store.info.site_urls:
@@ -155,17 +157,14 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 stage.submit(store.load_trajectory(tid), store.trajectory_dir(tid))
         agent_usage: list[Usage] = []
 
-        def on_result(spec: EpisodeSpec, traj: Trajectory) -> None:
+        def on_result(spec: EpisodeSpec, traj: Trajectory, artifacts: Artifacts) -> None:
             agent_usage.append(Usage.from_run_usage(traj.metadata.get("llm_usage")))
-            workdir = worker.workdir(spec)
-            artifacts = ({p.name: p for p in workdir.iterdir() if p.name not in JOURNALS}
-                         if workdir.is_dir() else {})
             if traj.network_trace and traj.network_trace not in artifacts:
                 traj = traj.model_copy(update={"network_trace": None})
             if session_urls is not None:
                 traj = traj.model_copy(update={"site_urls": session_urls})
             folder = store.add_trajectory(traj, artifacts, replace=True)
-            shutil.rmtree(workdir, ignore_errors=True)
+            shutil.rmtree(worker.workdir(spec), ignore_errors=True)
             if stage is not None:
                 stage.submit(traj, folder)
             else:

@@ -12,13 +12,13 @@ from webtraj.model.task import Task
 
 
 class Sandbox:
-    def __init__(self, today: dt.date, seed: int = 0, *,
+    def __init__(self, today: dt.date, seed: int = 0, *, host: str = "127.0.0.1",
                  previous_urls: Mapping[str, str] | None = None) -> None:
         from webtraj.sites.server import SitesProcess
 
         self.today = today
         self.seed = seed
-        self.process = SitesProcess(today=today, seed=seed,
+        self.process = SitesProcess(today=today, seed=seed, host=host,
                                     port_base=_port_base(previous_urls or {}))
 
     def __enter__(self) -> Sandbox:
@@ -37,7 +37,8 @@ class Sandbox:
 
         if suite != "booking":
             raise ValueError(f"unknown suite {suite!r}; available: booking")
-        return booking_suite(self.today, seed=self.seed, port_base=self.process.port_base)
+        return booking_suite(self.today, seed=self.seed, host=self.process.host,
+                             port_base=self.process.port_base)
 
 
 def _port_base(urls: Mapping[str, str]) -> int | None:

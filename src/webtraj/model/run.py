@@ -43,6 +43,9 @@ class RunConfig(FrozenModel):
     screenshots: bool = True
     # Origins the browser may reach besides each task's start URL origin.
     allow_origins: tuple[str, ...] = ()
+    # Address the sandbox sites are served on (and named by in task URLs): loopback unless a
+    # Ray cluster's workers on other machines must reach them.
+    sandbox_host: str = "127.0.0.1"
     # Evaluators run on every trajectory besides those its task declares.
     evaluators: tuple[dict[str, JsonValue], ...] = ()
 

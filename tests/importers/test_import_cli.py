@@ -233,3 +233,38 @@ def test_webarena_verified_check_on_a_redacted_cookie_is_unscored_not_scored(tmp
         scores = {x.evaluator: x for x in store.scores("5__imported__t0")}
     net = scores["NetworkEventEvaluator"]
     assert net.value is None and "redacted" in net.reason  # before: 1.0 against [REDACTED]
+
+
+def test_webarena_verified_check_on_a_redacted_form_field_is_unscored(tmp_path):
+    task = {"task_id": 6, "intent": "Change the password", "sites": ["shopping"], "eval": [
+        {"evaluator": "AgentResponseEvaluator", "results_schema": {"type": "null"},
+         "expected": {"task_type": "MUTATE", "status": "SUCCESS", "retrieved_data": None}},
+        {"evaluator": "NetworkEventEvaluator", "expected": {
+            "url": "__SHOPPING__/account/save", "http_method": "POST",
+            "post_data": {"new_password": "hunter22", "name": "Ann"}}}]}
+    dataset = tmp_path / "d.json"
+    dataset.write_bytes(orjson.dumps([task]))
+    logs = tmp_path / "logs" / "6"
+    logs.mkdir(parents=True)
+    (logs / "agent_response.json").write_text(
+        '{"task_type": "MUTATE", "status": "SUCCESS", "retrieved_data": null}')
+    (logs / "network.har").write_bytes(orjson.dumps({"log": {"entries": [{
+        "request": {"url": "http://shop.test/account/save", "method": "POST", "headers": [],
+                    "postData": {"mimeType": "application/x-www-form-urlencoded",
+                                 "text": "new_password=wrong-one&name=Ann"}},
+        "response": {"status": 200}}]}}))
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping": "http://shop.test"}')
+    out = tmp_path / "o.jsonl"
+    assert runner.invoke(app, ["eval", "webarena-verified", "--dataset", str(dataset), "--logs",
+                               str(tmp_path / "logs"), "--site-urls", str(urls), "--out",
+                               str(out)]).exit_code == 0
+    assert orjson.loads(out.read_bytes())["status"] == "failure"
+    run = tmp_path / "run"
+    s = _run("webarena-verified", "--dataset", str(dataset), "--logs", str(tmp_path / "logs"),
+             "--site-urls", str(urls), "--out", str(run))
+    assert s["imported"] == 1 and "form field new_password" in s["problems"][0]["message"]
+    assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
+    with RunStore.open(run) as store:
+        net = {x.evaluator: x for x in store.scores("6__imported__t0")}["NetworkEventEvaluator"]
+    assert net.value is None and "redacted" in net.reason

@@ -17,7 +17,7 @@ from webtraj.formats.imported import ImportArtifacts, Imported
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, Task, Termination, Trajectory
 from webtraj.model.jsonfile import read_json
-from webtraj.store.redact import SENSITIVE_HEADERS
+from webtraj.model.redact import credential_name
 
 _META = ("sites", "intent_template_id", "intent_template", "instantiation_dict", "revision",
          "start_urls")
@@ -71,9 +71,13 @@ def redacted_checks(task: Task) -> list[str]:
         expected = cfg.get("expected")
         if cfg.get("evaluator") != "NetworkEventEvaluator" or not isinstance(expected, dict):
             continue
-        headers = expected.get("headers")
-        if isinstance(headers, dict):
-            out += [f"header {h}" for h in headers if h.lower() in SENSITIVE_HEADERS]
+        for key, what, bare in (("headers", "header", False),
+                                ("post_data", "form field", False),
+                                ("query_params", "query parameter", True)):
+            names = expected.get(key)
+            if isinstance(names, dict):
+                out += [f"{what} {n}" for n in names
+                        if isinstance(n, str) and credential_name(n, bare_key=bare)]
         cookies = expected.get("response_cookies")
         if isinstance(cookies, dict):
             out += [f"response cookie {c}" for c in cookies]

@@ -21,7 +21,7 @@ from webtraj.evaluate.webarena_verified.jsonpath import extract, is_path_key
 from webtraj.evaluate.webarena_verified.result import Assertion, Verdict
 from webtraj.evaluate.webarena_verified.schema import normalize, single
 from webtraj.evaluate.webarena_verified.urls import Url
-from webtraj.store.redact import REDACTED
+from webtraj.model.redact import REDACTED
 
 NAME = "NetworkEventEvaluator"
 
@@ -44,6 +44,7 @@ class NetworkEventEvaluator:
             content_keys = _keys(expected.get("response_content"))
             actual = [self._normalize(ctx, a, False, post_keys, content_keys)
                       for a in actual_raw] or None
+            _not_redacted(actual, expected)
             assertions = self._compare(actual, expected)
         except RedactedValue as exc:
             return Verdict.failed(NAME, f"task {ctx.task_id}: {exc}", actual=_summary(selected))
@@ -107,7 +108,6 @@ class NetworkEventEvaluator:
         d = ev.details()
         if exp.headers:
             got = {n: d.headers[n.lower()] for n in exp.headers if n.lower() in d.headers}
-            _not_redacted(got, "header")
             if got:
                 raw["headers"] = got
         if exp.post_data:
@@ -117,7 +117,6 @@ class NetworkEventEvaluator:
         if exp.response_cookies:
             got = {n: d.response_cookies[n] for n in exp.response_cookies
                    if n in d.response_cookies}
-            _not_redacted(got, "response cookie")
             if got:
                 raw["response_cookies"] = got
         return {k: v for k, v in raw.items() if v is not None}
@@ -196,15 +195,32 @@ class RedactedValue(ValueError):
     """The trace holds a redacted credential where the config compares the value."""
 
 
-def _not_redacted(values: dict[str, Any], what: str) -> None:
+def _not_redacted(actual: list[dict[str, Any]] | None, expected: dict[str, Any]) -> None:
     """A stored run never holds credentials, so a check on one cannot be decided from it:
-    unscored with the reason, never a score computed against "[REDACTED]"."""
-    for name, value in values.items():
-        if isinstance(value, str) and REDACTED in value:
-            raise RedactedValue(
-                f"cannot decide: the {what} {name!r} was redacted when the trace was stored "
-                "in the run (credentials never reach a run); score the original logs with "
-                "`webtraj eval webarena-verified`")
+    unscored with the reason, never a score computed against "[REDACTED]". Only the parts
+    the config compares count (normalized: ignored query parameters are gone)."""
+    for event in actual or ():
+        for key, value in event.items():
+            if expected.get(key) is not None and _has_redacted(value):
+                raise RedactedValue(
+                    f"cannot decide: the request's {key} holds a value that was redacted "
+                    "when the trace was stored in the run (credentials never reach a run); "
+                    "score the original logs with `webtraj eval webarena-verified`")
+
+
+_MARK = REDACTED.lower()  # normalization lower-cases text
+
+
+def _has_redacted(value: Any) -> bool:
+    if isinstance(value, str):
+        return _MARK in value.lower()
+    if isinstance(value, dict):
+        return any(_has_redacted(k) or _has_redacted(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_redacted(v) for v in value)
+    if value is None or isinstance(value, (int, float, bool)):
+        return False
+    return _MARK in str(value).lower()  # a parsed URL or normalized text
 
 
 def _keys(d: Any) -> tuple[str, ...] | None:

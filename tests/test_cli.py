@@ -85,7 +85,7 @@ def test_runs_show_with_corrupt_trajectory(tmp_path):
 
 def test_runs_show_not_a_run(tmp_path):
     result = runner.invoke(app, ["runs", "show", str(tmp_path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "no run.json" in result.output
 
 

@@ -16,7 +16,7 @@ from webtraj.evaluate.registry import ConfigError, create
 from webtraj.evaluate.webarena_verified import SiteUrls, evaluate_log_dir
 from webtraj.formats.har import load_trace
 from webtraj.formats.webarena_verified import load_tasks, trajectory_from_log
-from webtraj.model import InputError
+from webtraj.model import InputError, Trajectory
 
 SHOP = "http://shop.test:7770"
 NAV_TASK = {
@@ -132,7 +132,7 @@ def test_importer_and_registry(tmp_path, good_entries, wav_fixtures):
     t108 = next(t for t in tasks if t.task_id == "108")
     assert t108.evaluators[0]["evaluator"] == "AgentResponseEvaluator"
     assert t108.metadata["sites"] == ["shopping_admin"]
-    traj = trajectory_from_log(t108, wav_fixtures / "agent_logs" / "108")
+    traj = trajectory_from_log(t108, wav_fixtures / "agent_logs" / "108").trajectory
     assert traj.termination.value == "imported" and traj.network_trace == "network.har"
     assert "RETRIEVE" in traj.answer
 
@@ -144,7 +144,7 @@ def test_importer_and_registry(tmp_path, good_entries, wav_fixtures):
     assert score.value == 1.0 and score.details["status"] == "success"
 
     t107 = next(t for t in tasks if t.task_id == "107")
-    traj107 = trajectory_from_log(t107, wav_fixtures / "agent_logs" / "107")
+    traj107 = trajectory_from_log(t107, wav_fixtures / "agent_logs" / "107").trajectory
     [s107] = asyncio.run(create(t107.evaluators[0], env).evaluate(
         traj107, wav_fixtures / "agent_logs" / "107"))
     assert s107.value == 0.0
@@ -164,7 +164,13 @@ def test_registry_error_score_is_unscored(tmp_path, mk):
 
     task = task_from_obj(NAV_TASK)
     d = write_log(tmp_path, "1", None, raw=b"")
-    traj = trajectory_from_log(task, d)
+    # The importer refuses this folder (as the direct evaluator does); a trajectory whose
+    # HAR broke after import still scores as unscored with the reason.
+    with pytest.raises(InputError, match="empty file"):
+        trajectory_from_log(task, d)
+    traj = Trajectory(trajectory_id="1__imported__t0", task=task, agent="imported",
+                      answer=(d / "agent_response.json").read_text(),
+                      network_trace="network.har")
     import asyncio
 
     [score] = asyncio.run(create(task.evaluators[1], EvalEnv(site_urls={"shopping": SHOP}))

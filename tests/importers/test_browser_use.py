@@ -81,7 +81,8 @@ def test_new_release_fields_and_action_names(bu_new, png):
     assert t.steps[0].reasoning == "I should open site A first.\nNext goal: Go"
     assert t.answer == '{"hotel":"Le Petit","price":180}'
     # Absolute path from another machine: found by name in screenshots/ next to the file.
-    shots = {k: Path(v).read_bytes() for k, v in item.artifacts.items()}
+    shots = {k: v if isinstance(v, bytes) else Path(v).read_bytes()
+             for k, v in item.artifacts.items()}
     assert shots == {"step-000.png": png(11), "step-002.png": png(12)}
     assert t.steps[1].observation.screenshot == "step-000.png"
     assert [str(w) for w in log.warnings] == [

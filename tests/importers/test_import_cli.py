@@ -109,14 +109,17 @@ def test_webarena_verified_end_to_end(tmp_path):
         (logs / tid).mkdir(parents=True)
         (logs / tid / "agent_response.json").write_text('{"task_type": "RETRIEVE", '
                                                         '"status": "SUCCESS"}')
-    (logs / "1" / "network.har").write_text('{"log": {"entries": []}}')
-    (logs / "3" / "network.har").write_text('{"log": {"entries": []}}')
+    har = ('{"log": {"entries": [{"request": {"url": "http://x/", "method": "GET", '
+           '"headers": []}, "response": {"status": 200}}]}}')
+    (logs / "1" / "network.har").write_text(har)
+    (logs / "3" / "network.har").write_text(har)
     run = tmp_path / "run"
     s = _run("webarena-verified", "--dataset", str(dataset), "--logs", str(logs),
              "--out", str(run))
     assert (s["imported"], s["errors"]) == (1, 3)
     messages = sorted(p["message"] for p in s["problems"])
-    assert messages == ["missing network.har", "missing required field",
+    assert messages == ["missing required field",
+                        "no network.har (or trace.zip) in the log folder",
                         f"no task with id 99 in {dataset}"]
     with RunStore.open(run) as store:
         traj = store.load_trajectory("1__imported__t0")
@@ -133,7 +136,7 @@ def test_nothing_imported_exits_1(tmp_path):
     assert s["imported"] == 0 and s["errors"] == 1
     result = runner.invoke(app, ["import", "webvoyager", str(tmp_path / "nope"), "--out",
                                  str(tmp_path / "run")])
-    assert result.exit_code == 1 and "not a folder" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "not a folder" in " ".join(result.output.split())
 
 
 @pytest.mark.skipif(not (FIXTURES / "agent_logs").is_dir(), reason="shared fixtures absent")
@@ -152,3 +155,116 @@ def test_webarena_verified_real_logs_rescore_to_reference(tmp_path):
                                     .read_bytes())["score"]
             scores = store.scores(f"{tid}__imported__t0")
             assert [x.value for x in scores] == [expected]
+
+
+@pytest.mark.skipif(not (FIXTURES / "agent_logs").is_dir(), reason="shared fixtures absent")
+@pytest.mark.parametrize("damage", ["har", "response"])
+def test_webarena_verified_non_utf8_keeps_the_verdict(tmp_path, damage):
+    """Bad bytes are an error by both paths: the importer no longer stores a U+FFFD copy
+    that `eval --run` would then score."""
+    import shutil
+
+    logs = tmp_path / "logs"
+    shutil.copytree(FIXTURES / "agent_logs" / "108", logs / "108")
+    shutil.copytree(FIXTURES / "agent_logs" / "107", logs / "107")
+    name = "network.har" if damage == "har" else "agent_response.json"
+    path = logs / "108" / name
+    path.chmod(0o644)
+    data = path.read_bytes()
+    cut = data.index(b'"', 200 if damage == "har" else 5) + 1  # inside a string value
+    path.write_bytes(data[:cut] + b"\xff\xfe" + data[cut:])
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping_admin": "http://192.168.1.35:7780"}')
+    dataset = str(FIXTURES / "webarena-verified.json")
+    direct = runner.invoke(app, ["eval", "webarena-verified", "--dataset", dataset, "--logs",
+                                 str(logs), "--site-urls", str(urls), "--out",
+                                 str(tmp_path / "o.jsonl")])
+    assert direct.exit_code == 0, direct.output
+    lines = {x["task_id"]: x for x in map(orjson.loads,
+                                          (tmp_path / "o.jsonl").read_bytes().splitlines())}
+    assert lines["108"]["status"] == "error" and "UTF-8" in lines["108"]["error"]
+    assert lines["107"]["status"] == "failure"
+    run = tmp_path / "run"
+    s = _run("webarena-verified", "--dataset", dataset, "--logs", str(logs), "--site-urls",
+             str(urls), "--out", str(run))
+    assert (s["imported"], s["errors"]) == (1, 1)
+    assert s["problems"][0]["file"] == str(path) and "UTF-8" in s["problems"][0]["message"]
+    assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
+    with RunStore.open(run) as store:
+        assert [r.trajectory_id for r in store.rows()] == ["107__imported__t0"]
+        assert [x.value for x in store.scores("107__imported__t0")] == [0.0]
+
+
+def test_webarena_verified_check_on_a_redacted_cookie_is_unscored_not_scored(tmp_path):
+    """A run never stores the Cookie header, so `eval --run` cannot judge a check on it:
+    unscored with the reason (the direct evaluator, reading the logs, still decides)."""
+    task = {"task_id": 5, "intent": "Route by car", "sites": ["shopping"], "eval": [
+        {"evaluator": "AgentResponseEvaluator", "results_schema": {"type": "null"},
+         "expected": {"task_type": "NAVIGATE", "status": "SUCCESS", "retrieved_data": None}},
+        {"evaluator": "NetworkEventEvaluator", "ignored_query_params_patterns": [".*"],
+         "expected": {"url": "__SHOPPING__/route/a", "http_method": "GET",
+                      "headers": {"Cookie": "^(?!.*engine=bicycle).*$"}}}]}
+    dataset = tmp_path / "d.json"
+    dataset.write_bytes(orjson.dumps([task]))
+    logs = tmp_path / "logs" / "5"
+    logs.mkdir(parents=True)
+    (logs / "agent_response.json").write_text(
+        '{"task_type": "NAVIGATE", "status": "SUCCESS", "retrieved_data": null}')
+    (logs / "network.har").write_bytes(orjson.dumps({"log": {"entries": [{
+        "request": {"url": "http://shop.test/route/a", "method": "GET", "headers": [
+            {"name": "Cookie", "value": "session=1; engine=bicycle"},
+            {"name": "Accept", "value": "text/html"}]},
+        "response": {"status": 200}}]}}))
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping": "http://shop.test"}')
+    out = tmp_path / "o.jsonl"
+    res = runner.invoke(app, ["eval", "webarena-verified", "--dataset", str(dataset), "--logs",
+                              str(tmp_path / "logs"), "--site-urls", str(urls), "--out",
+                              str(out)])
+    assert res.exit_code == 0, res.output
+    assert orjson.loads(out.read_bytes())["status"] == "failure"  # the cookie says bicycle
+    run = tmp_path / "run"
+    s = _run("webarena-verified", "--dataset", str(dataset), "--logs", str(tmp_path / "logs"),
+             "--site-urls", str(urls), "--out", str(run))
+    assert (s["imported"], s["warnings"]) == (1, 1)
+    assert "header Cookie" in s["problems"][0]["message"]
+    assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
+    with RunStore.open(run) as store:
+        scores = {x.evaluator: x for x in store.scores("5__imported__t0")}
+    net = scores["NetworkEventEvaluator"]
+    assert net.value is None and "redacted" in net.reason  # before: 1.0 against [REDACTED]
+
+
+def test_webarena_verified_check_on_a_redacted_form_field_is_unscored(tmp_path):
+    task = {"task_id": 6, "intent": "Change the password", "sites": ["shopping"], "eval": [
+        {"evaluator": "AgentResponseEvaluator", "results_schema": {"type": "null"},
+         "expected": {"task_type": "MUTATE", "status": "SUCCESS", "retrieved_data": None}},
+        {"evaluator": "NetworkEventEvaluator", "expected": {
+            "url": "__SHOPPING__/account/save", "http_method": "POST",
+            "post_data": {"new_password": "hunter22", "name": "Ann"}}}]}
+    dataset = tmp_path / "d.json"
+    dataset.write_bytes(orjson.dumps([task]))
+    logs = tmp_path / "logs" / "6"
+    logs.mkdir(parents=True)
+    (logs / "agent_response.json").write_text(
+        '{"task_type": "MUTATE", "status": "SUCCESS", "retrieved_data": null}')
+    (logs / "network.har").write_bytes(orjson.dumps({"log": {"entries": [{
+        "request": {"url": "http://shop.test/account/save", "method": "POST", "headers": [],
+                    "postData": {"mimeType": "application/x-www-form-urlencoded",
+                                 "text": "new_password=wrong-one&name=Ann"}},
+        "response": {"status": 200}}]}}))
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping": "http://shop.test"}')
+    out = tmp_path / "o.jsonl"
+    assert runner.invoke(app, ["eval", "webarena-verified", "--dataset", str(dataset), "--logs",
+                               str(tmp_path / "logs"), "--site-urls", str(urls), "--out",
+                               str(out)]).exit_code == 0
+    assert orjson.loads(out.read_bytes())["status"] == "failure"
+    run = tmp_path / "run"
+    s = _run("webarena-verified", "--dataset", str(dataset), "--logs", str(tmp_path / "logs"),
+             "--site-urls", str(urls), "--out", str(run))
+    assert s["imported"] == 1 and "form field new_password" in s["problems"][0]["message"]
+    assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
+    with RunStore.open(run) as store:
+        net = {x.evaluator: x for x in store.scores("6__imported__t0")}["NetworkEventEvaluator"]
+    assert net.value is None and "redacted" in net.reason

@@ -62,7 +62,7 @@ def test_check_reports_a_bad_spec(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.delenv("WEBTRAJ_LLM_BASE_URL", raising=False)
     res = runner.invoke(app, ["llm", "check", "--llm", "model=m"])
-    assert res.exit_code == 1 and "no base_url" in res.output
+    assert res.exit_code == 2 and "no base_url" in res.output
 
 
 def test_scripted_server_command_serves_rules_over_http(tmp_path):
@@ -96,4 +96,4 @@ def test_scripted_server_command_rejects_bad_rules(tmp_path):
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps([{"contains": "x", "reply": "y", "colour": "red"}]))
     res = runner.invoke(app, ["llm", "scripted-server", "--rules", str(rules)])
-    assert res.exit_code == 1 and "colour" in res.output and "record 0" in res.output
+    assert res.exit_code == 2 and "colour" in res.output and "record 0" in res.output

@@ -27,6 +27,27 @@ from webtraj.testing import Fault, ScriptedLLMServer
 FIRST, SECOND = "booking.hotels.02", "booking.cars.04"
 
 
+@pytest.fixture
+def plain_site():
+    """A page on loopback http (a plain static server in a thread)."""
+    import http.server
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<!doctype html><title>Plain</title><h1>Plain page</h1>")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
 def _scores(store, tid):
     return {s.evaluator: (s.value, s.reason, tuple((c.name, c.matching) for c in s.constraints))
             for s in store.scores(tid)}
@@ -187,3 +208,20 @@ def test_a_killed_episode_keeps_its_steps_and_requests(tmp_path, booking_tasks):
     urls = [e["request"]["url"] for e in har["log"]["entries"]]
     assert any(u.startswith(task.start_url.split("?")[0]) for u in urls)
     assert not journal.exists()
+
+
+def test_a_task_without_start_url_is_reported_not_a_dead_worker(tmp_path, plain_site):
+    from webtraj.model import Action, Task
+
+    good = Task(task_id="good", intent="Open the page", start_url=plain_site,
+                reference_actions=(Action(kind="stop", value="done"),))
+    bad = Task(task_id="no-start", intent="Start nowhere")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_bytes(b"".join(t.to_json_bytes(indent=False) + b"\n" for t in (bad, good)))
+    plans = []
+    config = RunConfig(tasks_file=str(tasks), agent="replay", evaluate=False)
+    with execute_run(config, tmp_path / "run", on_plan=plans.append) as store:
+        trajs = list(store.iter_trajectories())
+    assert [t.task.task_id for t in trajs] == ["good"] and trajs[0].error is None
+    [problem] = plans[0].task_errors
+    assert "no-start" in problem and "start_url" in problem

@@ -13,7 +13,7 @@ from webtraj.cli import importers, judges, llm, mind2web, runs, sites
 from webtraj.cli import run as run_cmd
 from webtraj.cli import tasks as tasks_cli
 from webtraj.cli import view as view_cmd
-from webtraj.cli.common import console
+from webtraj.cli.common import WebtrajGroup, console, esc, set_debug
 
 app = typer.Typer(
     name="webtraj",
@@ -21,6 +21,7 @@ app = typer.Typer(
     "Example: webtraj runs show runs/demo",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=WebtrajGroup,
 )
 app.add_typer(runs.app, name="runs")
 app.add_typer(llm.app, name="llm")
@@ -46,11 +47,14 @@ def _version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
+    debug: bool = typer.Option(False, "--debug", envvar="WEBTRAJ_DEBUG",
+                               help="Show the Python traceback of an error."),
 ) -> None:
     """webtraj: run agents in a real browser, evaluate and curate their trajectories.
 
     Example: webtraj runs show runs/demo
     """
+    set_debug(debug)
 
 
 @app.command()
@@ -64,7 +68,7 @@ def schema(
     from webtraj.model.schema import write_schemas
 
     for path in write_schemas(out):
-        console.print(f"wrote {path}")
+        console.print(f"wrote {esc(path)}", highlight=False)
 
 
 def main() -> None:

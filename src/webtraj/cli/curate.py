@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from webtraj.cli.common import console, err_console, fail
+from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.model.errors import require_extra
 
 app = typer.Typer(
     help="Curate fine-tuning data from a scored run: per-step CSR -> smallest best prefix -> "
@@ -55,10 +56,7 @@ def curate(
     if run is None or out is None:
         console.print(ctx.get_help())
         raise typer.Exit(2)
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise fail("webtraj curate writes Parquet: pip install 'webtraj[train]'") from None
+    require_extra("train", "pyarrow", feature="webtraj curate (it writes Parquet)")
     from webtraj.curate.stats import stats_table
     from webtraj.execute.curation import (
         JUDGES,
@@ -120,5 +118,5 @@ def curate(
     console.print(stats_table(result.stats))
     if corrupt:
         err_console.print(f"[yellow]{corrupt} unreadable trajectory folder(s) skipped[/]")
-    console.print(f"wrote {out}: train.jsonl, validation.jsonl, train.parquet, "
+    console.print(f"wrote {esc(out)}: train.jsonl, validation.jsonl, train.parquet, "
                   "validation.parquet, tasks.jsonl, stats.json")

@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, fail
+from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.model import InputError
 from webtraj.model.jsonfile import read_json
 
@@ -69,12 +69,12 @@ def rescore_run(
                              on_done=lambda tid, scores: progress.advance(bar))
         usage = envs.llm.usage() if envs.llm is not None else None
     for c in result.corrupt:
-        err_console.print(f"[red]skipped corrupt trajectory:[/] {c.error}", highlight=False)
+        err_console.print(f"[red]skipped corrupt trajectory:[/] {esc(c.error)}", highlight=False)
     console.print(f"scored {result.trajectories} trajectories: {result.scores} scores, "
                   f"{result.unscored} unscored, {result.errors} errors, "
                   f"{len(result.corrupt)} corrupt skipped")
     if usage is not None:
-        console.print(f"model calls: {usage.model_dump(mode='json')}")
+        console.print(f"model calls: {esc(usage.model_dump(mode='json'))}")
 
 
 def _task_ids(values: list[str] | None) -> list[str] | None:
@@ -118,6 +118,9 @@ def webarena_verified(
     if wanted is None:
         wanted = sorted((p.name for p in logs.iterdir() if p.is_dir()),
                         key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0, s))
+        if not wanted:
+            raise fail(f"{logs}: no task log folders (<task_id>/network.har, "
+                       "agent_response.json) in it")
     counts = {"success": 0, "failure": 0, "error": 0}
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
@@ -137,7 +140,8 @@ def webarena_verified(
                     verdict = TaskVerdict.failed(tid, f"unexpected {type(exc).__name__}: {exc}")
             counts[verdict.status.value] = counts.get(verdict.status.value, 0) + 1
             if verdict.error:
-                err_console.print(f"[yellow]task {tid}:[/] {verdict.error}", highlight=False)
+                err_console.print(f"[yellow]task {esc(tid)}:[/] {esc(verdict.error)}",
+                                  highlight=False)
             fh.write(orjson.dumps(verdict.to_line()) + b"\n")
             progress.advance(bar)
     tmp.replace(out)
@@ -149,4 +153,4 @@ def webarena_verified(
     table.add_row(str(len(wanted)), str(counts["success"]), str(counts["failure"]),
                   str(counts["error"]), rate)
     console.print(table)
-    console.print(f"wrote {out}")
+    console.print(f"wrote {esc(out)}", highlight=False)

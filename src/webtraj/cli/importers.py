@@ -14,8 +14,9 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, fail, print_json
+from webtraj.cli.common import console, err_console, esc, fail, print_json
 from webtraj.formats.imported import Imported, ImportLog
+from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, RunInfo
 from webtraj.model.jsonfile import read_json
 from webtraj.store.run_store import DuplicateTrajectoryError, RunStore
@@ -65,8 +66,11 @@ class _Session:
         for item in items:
             self.add(item)
 
-    def finish(self, as_json: bool) -> None:
+    def finish(self, as_json: bool, source_path: object = None) -> None:
         self.store.close()
+        if not (self.imported or self.existing or self.log.errors):
+            self.log.warn("nothing to import: no records found", file=str(source_path)
+                          if source_path is not None else None)
         summary = {
             "source": self.source, "run": str(self.store.root), "imported": self.imported,
             "steps": self.steps, "steps_without_action": self.unmapped,
@@ -84,11 +88,11 @@ class _Session:
                 [("warning", e) for e in self.log.warnings]
             for level, exc in problems[:_SHOWN_PROBLEMS]:
                 color = "red" if level == "error" else "yellow"
-                err_console.print(f"[{color}]{level}:[/] {exc}", highlight=False)
+                err_console.print(f"[{color}]{level}:[/] {esc(exc)}", highlight=False)
             if len(problems) > _SHOWN_PROBLEMS:
                 err_console.print(f"... and {len(problems) - _SHOWN_PROBLEMS} more "
                                   "(--json lists them all)")
-            table = Table(title=f"import {self.source} -> {self.store.root}")
+            table = Table(title=esc(f"import {self.source} -> {self.store.root}"))
             for col in ("imported", "steps", "steps without action", "already in run",
                         "errors (skipped)", "warnings"):
                 table.add_column(col, justify="right")
@@ -111,6 +115,9 @@ def browser_use(
     task_id: str = typer.Option(None, "--task-id", help="Task id (default: the file name, "
                                 "or its folder for history.json); repeats become trials."),
     agent: str = typer.Option("browser-use", "--agent", help="Agent name to record."),
+    files_from: list[Path] = typer.Option(None, "--files-from", help="Another folder "
+                                          "screenshots may be read from (repeatable); by "
+                                          "default only each history file's own folder."),
     replace: bool = typer.Option(False, "--replace", help=_REPLACE_HELP),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
 ) -> None:
@@ -126,9 +133,10 @@ def browser_use(
         tid = task_id or default_task_id(path)
         trial = trials.get(tid, 0)
         trials[tid] = trial + 1
+        allowed = LocalFiles([path.parent, *(files_from or ())])
         try:
             item = load_history(path, log=session.log, task=task, task_id=tid, agent=agent,
-                                trial=trial)
+                                trial=trial, files=allowed)
         except InputError as exc:
             session.log.errors.append(exc)
             continue
@@ -136,7 +144,7 @@ def browser_use(
             session.log.error(str(exc).splitlines()[0], file=path)
             continue
         session.add(item)
-    session.finish(as_json)
+    session.finish(as_json, ", ".join(str(f) for f in files))
 
 
 @app.command("webvoyager")
@@ -169,7 +177,7 @@ def webvoyager(
             session.store.close()
             raise fail(str(exc)) from None
     session.add_all(iter_results(results, log=session.log, tasks=task_map, agent=agent))
-    session.finish(as_json)
+    session.finish(as_json, results)
 
 
 @app.command("mind2web")
@@ -196,7 +204,7 @@ def mind2web(
     session = _Session(out, "mind2web", replace=replace)
     session.add_all(iter_reference(data, log=session.log, html=html, limit=limit,
                                    screenshots=screenshots))
-    session.finish(as_json)
+    session.finish(as_json, data)
 
 
 @app.command("webarena-verified")
@@ -216,7 +224,11 @@ def webarena_verified(
 
     Example: webtraj import webarena-verified --dataset d.json --logs L --out runs/wav
     """
-    from webtraj.formats.webarena_verified import task_from_obj, trajectory_from_log
+    from webtraj.formats.webarena_verified import (
+        redacted_checks,
+        task_from_obj,
+        trajectory_from_log,
+    )
 
     try:
         data = read_json(dataset, expect=list, what="tasks")
@@ -226,16 +238,22 @@ def webarena_verified(
         raise fail(f"{logs}: not a folder")
     urls = None
     if site_urls is not None:
-        try:
+        from webtraj.evaluate.webarena_verified import SiteUrls
+
+        try:  # checked as `webtraj eval webarena-verified` checks it
             urls = read_json(site_urls, expect=dict, what="site -> base URL")
+            SiteUrls.from_obj(urls, file=str(site_urls))
         except InputError as exc:
             raise fail(str(exc)) from None
-        if not all(isinstance(v, str) for v in urls.values()):
-            raise fail(f"{site_urls}: expected a JSON object of site -> base URL")
+        several = [k for k, v in urls.items() if not isinstance(v, str)]
+        if several:
+            raise fail(f"{site_urls}: field '{several[0]}': a run keeps one base URL per site; "
+                       "give a single URL")
     positions = {str(t.get("task_id")): i for i, t in enumerate(data) if isinstance(t, dict)}
     session = _Session(out, "webarena-verified", replace=replace)
     if urls is not None:
         session.store.update_info(site_urls=urls)
+    files = LocalFiles([logs])
     folders = sorted((p for p in logs.iterdir() if p.is_dir()),
                      key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit()
                                     else 0, p.name))
@@ -246,12 +264,16 @@ def webarena_verified(
             continue
         try:
             task = task_from_obj(data[pos], file=dataset, record=pos)
-            traj = trajectory_from_log(task, folder, agent=agent)
+            item = trajectory_from_log(task, folder, agent=agent, files=files)
         except InputError as exc:
             session.log.errors.append(exc)
             continue
-        artifacts = {"network.har": folder / "network.har",
-                     "agent_response.json": folder / "agent_response.json"}
-        session.add(Imported(traj, artifacts))
-    session.finish(as_json)
+        lost = redacted_checks(task)
+        if lost:
+            session.log.warn(f"the task checks {', '.join(lost)}, which a run stores "
+                             "redacted: `webtraj eval --run` leaves it unscored; score these "
+                             "logs with `webtraj eval webarena-verified`", file=folder,
+                             record=task.task_id, field="eval")
+        session.add(item)
+    session.finish(as_json, logs)
 

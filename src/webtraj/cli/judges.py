@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, fail, print_json
+from webtraj.cli.common import console, esc, fail, print_json
 
 app = typer.Typer(help="Compare constraint judges.\n\nExample: webtraj judges compare --run "
                   "runs/heur --judges rule --reference oracle", no_args_is_help=True)
@@ -58,7 +58,7 @@ def compare(
                     done = score_run(store, [config], envs)
                 except (InputError, ValueError) as exc:
                     raise fail(f"judge {judge}: {exc}") from None
-                console.print(f"judged {done.trajectories} trajectories with {judge} "
+                console.print(f"judged {done.trajectories} trajectories with {esc(judge)} "
                               f"({done.unscored} unscored, {done.errors} errors)")
         per_traj = []
         for row in store.rows():
@@ -73,14 +73,14 @@ def compare(
         print_json([r.summary() for r in results])
         return
     for r in results:
-        t = Table(title=f"{r.judge} vs {r.reference} ({r.trajectories} trajectories, "
+        t = Table(title=f"{esc(r.judge)} vs {esc(r.reference)} ({r.trajectories} trajectories, "
                         f"{r.undecided} undecided checks)")
         for col in ("constraint", "checks", "accuracy", "kappa", "yes/yes", "yes/no", "no/yes",
                     "no/no"):
             t.add_column(col, justify="left" if col == "constraint" else "right")
         rows = [*sorted(r.by_constraint.items()), ("all", r.overall)]
         for name, c in rows:
-            t.add_row(name, str(c.n), _f(c.accuracy), _f(c.kappa), str(c.yes_yes),
+            t.add_row(esc(name), str(c.n), _f(c.accuracy), _f(c.kappa), str(c.yes_yes),
                       str(c.yes_no), str(c.no_yes), str(c.no_no),
                       style="bold" if name == "all" else None)
         console.print(t)

@@ -16,7 +16,7 @@ import orjson
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, fail, print_json
+from webtraj.cli.common import console, esc, fail, print_json
 from webtraj.model.errors import InputError
 
 LLMSpecOpt = Annotated[str | None, typer.Option(
@@ -81,7 +81,7 @@ def cache_stats(
         if as_json:
             print_json({"path": str(path), "entries": 0, "size_bytes": 0, "models": {}})
         else:
-            console.print(f"{path}: no cache yet")
+            console.print(f"{esc(path)}: no cache yet", highlight=False)
         return
     try:
         with LLMCache(path) as c:
@@ -91,7 +91,7 @@ def cache_stats(
     if as_json:
         print_json(stats.model_dump(mode="json"))
         return
-    console.print(f"[bold]{stats.path}[/]  {stats.entries} replies, "
+    console.print(f"[bold]{esc(stats.path)}[/]  {stats.entries} replies, "
                   f"{stats.size_bytes / 1e6:.1f} MB, {_when(stats.oldest)} .. "
                   f"{_when(stats.newest)}", highlight=False)
     if stats.models:
@@ -99,7 +99,7 @@ def cache_stats(
         table.add_column("model")
         table.add_column("replies", justify="right")
         for model, n in stats.models.items():
-            table.add_row(model, str(n))
+            table.add_row(esc(model), str(n))
         console.print(table)
 
 
@@ -120,7 +120,7 @@ def cache_clear(
 
     path = _cache_path(cache)
     if not path.exists():
-        console.print(f"{path}: no cache, nothing to clear")
+        console.print(f"{esc(path)}: no cache, nothing to clear", highlight=False)
         return
     what = "all cached replies" if model is None and older_than is None else "matching replies"
     if not yes and not typer.confirm(f"Delete {what} from {path}?"):
@@ -131,7 +131,8 @@ def cache_clear(
                         older_than_s=None if older_than is None else older_than * 86400)
     except InputError as exc:
         raise fail(str(exc)) from None
-    console.print(f"deleted {n} cached repl{'y' if n == 1 else 'ies'} from {path}")
+    console.print(f"deleted {n} cached repl{'y' if n == 1 else 'ies'} from {esc(path)}",
+                  highlight=False)
 
 
 @app.command("check")
@@ -164,7 +165,7 @@ def check(
         print_json(out)
     else:
         for k, v in out.items():
-            console.print(f"[bold]{k}[/]: {v}", highlight=False)
+            console.print(f"[bold]{k}[/]: {esc(v)}", highlight=False)
 
 
 @app.command("scripted-server")
@@ -210,7 +211,7 @@ def scripted_server(
         srv.start()
     except OSError as exc:
         raise fail(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from None
-    console.print(f"scripted LLM test server at {srv.base_url} ({len(loaded)} rules; "
+    console.print(f"scripted LLM test server at {esc(srv.base_url)} ({len(loaded)} rules; "
                   "request count at /_scripted/stats); Ctrl-C to stop", highlight=False)
     try:
         asyncio.run(_wait_forever())

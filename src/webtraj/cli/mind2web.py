@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import typer
 
-from webtraj.cli.common import console, err_console, fail
+from webtraj.cli.common import console, err_console, esc, fail
 
 app = typer.Typer(help="Mind2Web: rank, predict and score next actions offline.\n\n"
                   "Example: webtraj mind2web score --data data/test_task --predictions p.jsonl "
@@ -56,8 +56,8 @@ def _print_metrics(m) -> None:  # noqa: ANN001 - Mind2WebMetrics
     t.add_row("micro", pct(m.micro.element_acc), pct(m.micro.op_f1), pct(m.micro.step_sr),
               "", str(m.n_steps))
     for site, g in sorted(m.per_website.items()):
-        t.add_row(site or "(no website)", pct(g.element_acc), pct(g.op_f1), pct(g.step_sr),
-                  pct(g.task_sr), str(g.steps))
+        t.add_row(esc(site) if site else "(no website)", pct(g.element_acc), pct(g.op_f1),
+                  pct(g.step_sr), pct(g.task_sr), str(g.steps))
     console.print(t)
     if m.recall_cap:
         console.print("recall cap: " + ", ".join(f"@{k} {pct(v)}"

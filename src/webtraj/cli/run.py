@@ -5,11 +5,16 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from webtraj.cli.common import console, err_console, fail
+from webtraj.cli.common import UsageError, console, err_console, esc, fail
+from webtraj.model.errors import require_extra
+
+if TYPE_CHECKING:
+    from webtraj.execute.run import RunPlan
 
 
 def run(
@@ -57,7 +62,7 @@ def run(
     from webtraj.agents.plugins import load_options_file, parse_option_pairs
     from webtraj.agents.protocol import AgentError
     from webtraj.evaluate.spec import parse_evaluator_spec
-    from webtraj.execute.run import EpisodeEvent, RunConfig, RunPlan, execute_run
+    from webtraj.execute.run import EpisodeEvent, RunConfig, execute_run
     from webtraj.model import InputError
     from webtraj.report.html import write_report
     from webtraj.report.tables import outcome_table
@@ -80,6 +85,8 @@ def run(
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluator or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None
+    if executor == "ray":
+        require_extra("ray", feature="--executor ray")
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
                         TimeElapsedColumn(), console=err_console)
@@ -87,7 +94,8 @@ def run(
 
     def on_plan(plan: RunPlan) -> None:
         for e in plan.task_errors:
-            err_console.print(f"[yellow]skipped task:[/] {e}", highlight=False)
+            err_console.print(f"[yellow]skipped task:[/] {esc(e)}", highlight=False)
+        _check_task_ids(config.task_ids, plan, limit)
         if plan.skipped:
             err_console.print(f"resuming: {plan.skipped} episode(s) already done")
         state["bar"] = progress.add_task("episodes", total=len(plan.specs), stats="")
@@ -107,9 +115,31 @@ def run(
         with progress:
             store = execute_run(config, out, command=command, on_plan=on_plan,
                                 on_episode=on_episode)
-    except (InputError, ValueError, RuntimeError, AgentError) as exc:
+    except (InputError, ValueError, AgentError) as exc:
         raise fail(str(exc)) from None
+    except RuntimeError as exc:  # the run could not go on (not the user's input)
+        raise fail(str(exc), code=1) from None
     with store:
         console.print(outcome_table(store))
         report = write_report(store)
-    console.print(f"run: {out}   report: {report}")
+    console.print(f"run: {esc(out)}   report: {esc(report)}", highlight=False)
+
+
+def _check_task_ids(task_ids: tuple[str, ...], plan: RunPlan, limit: int | None) -> None:
+    """--task-ids naming no task to run is a usage error; unknown ids among known ones are
+    a warning (ids cut by --limit are not called unknown)."""
+    if not task_ids:
+        if not plan.tasks:
+            raise UsageError("no task to run: every task record was skipped (see above)")
+        return
+    selected = {t.task_id for t in plan.tasks}
+    missing = [t for t in dict.fromkeys(task_ids) if t not in selected]
+    if not missing:
+        return
+    cut = limit is not None and len(plan.tasks) >= limit
+    what = "not selected (unknown, or beyond --limit)" if cut else "unknown"
+    if not plan.tasks:
+        raise UsageError(f"--task-ids names no task to run: {', '.join(missing)} "
+                         f"{'is' if len(missing) == 1 else 'are'} {what}")
+    err_console.print(f"[yellow]warning:[/] {len(missing)} of the --task-ids {what}: "
+                      f"{esc(', '.join(missing))}", highlight=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,7 +11,7 @@ import orjson
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, fail, print_json
+from webtraj.cli.common import console, err_console, esc, fail, print_json
 from webtraj.model.errors import InputError
 from webtraj.report.summary import summarize
 from webtraj.store.run_store import CorruptTrajectory, RunStore, find_runs
@@ -45,18 +46,21 @@ def list_runs(
                                 "corrupt": len(store.corrupt)})
         except InputError as exc:
             entries.append({"path": str(path), "error": str(exc)})
+        except sqlite3.DatabaseError as exc:  # one damaged index never hides the other runs
+            entries.append({"path": str(path), "error": f"index database: {exc}"})
     if as_json:
         print_json(entries)
         return
-    table = Table(title=f"runs under {root}")
+    table = Table(title=f"runs under {esc(root)}")
     for col in ("path", "run id", "created", "trajectories", "command"):
         table.add_column(col)
     for e in entries:
         if "error" in e:
-            table.add_row(e["path"], "[red]unreadable[/]", "", "", e["error"])
+            table.add_row(esc(e["path"]), "[red]unreadable[/]", "", "", esc(e["error"]))
             continue
         created = datetime.fromtimestamp(e["created_at"], UTC).strftime("%Y-%m-%d %H:%M")
-        table.add_row(e["path"], e["run_id"], created, str(e["trajectories"]), e["command"])
+        table.add_row(esc(e["path"]), esc(e["run_id"]), created, str(e["trajectories"]),
+                      esc(e["command"]))
     console.print(table)
 
 
@@ -74,14 +78,14 @@ def show(
     if as_json:
         print_json(summary.model_dump(mode="json"))
         return
-    console.print(f"[bold]{summary.path}[/]  run {summary.info.get('run_id')}  "
+    console.print(f"[bold]{esc(summary.path)}[/]  run {esc(summary.info.get('run_id'))}  "
                   f"{summary.n_trajectories} trajectories")
     if summary.evaluators:
         t = Table(title="evaluators")
         for col in ("evaluator", "mean", "SR", "CSR", "scored", "unscored", "errors"):
             t.add_column(col, justify="right" if col != "evaluator" else "left")
         for ev in summary.evaluators.values():
-            t.add_row(ev.evaluator, _fmt(ev.mean), _fmt(ev.sr), _fmt(ev.csr), str(ev.scored),
+            t.add_row(esc(ev.evaluator), _fmt(ev.mean), _fmt(ev.sr), _fmt(ev.csr), str(ev.scored),
                       str(ev.unscored), str(ev.errors))
         console.print(t)
     t = Table(title="trajectories")
@@ -89,12 +93,12 @@ def show(
         t.add_column(col)
     for tr in summary.trajectories:
         scores = ", ".join(f"{k}={_fmt(v)}" for k, v in tr.scores.items())
-        t.add_row(tr.trajectory_id, tr.site or "", tr.difficulty or "", tr.agent,
-                  str(tr.n_steps), (tr.error or "")[:60], scores)
+        t.add_row(esc(tr.trajectory_id), esc(tr.site or ""), esc(tr.difficulty or ""),
+                  esc(tr.agent), str(tr.n_steps), esc((tr.error or "")[:60]), esc(scores))
     console.print(t)
     for c in summary.corrupt:
-        err_console.print(f"[red]corrupt trajectory {c.trajectory_id}:[/] {c.file}: "
-                          f"{'field ' + repr(c.field) + ': ' if c.field else ''}{c.message}",
+        detail = f"{c.file}: {'field ' + repr(c.field) + ': ' if c.field else ''}{c.message}"
+        err_console.print(f"[red]corrupt trajectory {esc(c.trajectory_id)}:[/] {esc(detail)}",
                           highlight=False)
     if summary.corrupt:
         err_console.print(f"{len(summary.corrupt)} corrupt trajectory(ies) left out")
@@ -130,6 +134,6 @@ def export(
             if out:
                 sink.close()
     for e in errors:
-        err_console.print(f"[red]skipped corrupt trajectory:[/] {e.error}", highlight=False)
-    err_console.print(f"exported {n} trajectories" + (f" to {out}" if out else "")
+        err_console.print(f"[red]skipped corrupt trajectory:[/] {esc(e.error)}", highlight=False)
+    err_console.print(f"exported {n} trajectories" + (f" to {esc(out)}" if out else "")
                       + (f"; {len(errors)} corrupt skipped" if errors else ""))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 
-from webtraj.cli.common import console, fail
+from webtraj.cli.common import UsageError, console, esc, fail
 
 app = typer.Typer(help="The embedded sandbox booking websites.\n\nExample: webtraj sites serve "
                   "--today 2026-01-15", no_args_is_help=True)
@@ -32,9 +34,29 @@ def serve(
         day = resolve_today(today)
     except ValueError:
         raise fail(f"--today must be YYYY-MM-DD, got {today!r}") from None
-    for key, url in site_urls(host, port_base).items():
-        console.print(f"{key:8} {url}/")
-    asyncio.run(serve_all(host, port_base, day, seed))
+    urls = site_urls(host, port_base)
+    for key, url in urls.items():
+        _check_port(host, urlsplit(url).port or 80, key)
+    for key, url in urls.items():
+        console.print(f"{key:8} {esc(url)}/", highlight=False)
+    try:
+        asyncio.run(serve_all(host, port_base, day, seed))
+    except SystemExit as exc:  # uvicorn exits when a socket cannot be bound after our check
+        raise UsageError(f"a sandbox site could not start on {host} (ports {port_base}.."
+                         f"{port_base + len(urls) - 1}); see the message above, or choose "
+                         "another --port-base") from exc
+
+
+def _check_port(host: str, port: int, site: str) -> None:
+    """A busy port is the user's to fix: say which site and port, before serving any."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise UsageError(f"cannot serve the {site} site on {host}:{port}: "
+                             f"{exc.strerror or exc}; stop the program using that port or "
+                             "choose another --port-base") from None
 
 
 @app.command("list")
@@ -102,4 +124,4 @@ def tasks(
         raise fail(f"--today must be YYYY-MM-DD, got {today!r}") from None
     items = booking_suite(day, seed=seed, port_base=port_base)
     out.write_bytes(b"".join(t.to_json_bytes(indent=False) + b"\n" for t in items))
-    console.print(f"wrote {len(items)} tasks to {out}")
+    console.print(f"wrote {len(items)} tasks to {esc(out)}", highlight=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from webtraj.cli.common import console, err_console, fail
+from webtraj.cli.common import console, err_console, esc, fail
 
 app = typer.Typer(help="Generate tasks, extract constraints, refresh dates.\n\nExample: webtraj "
                   "tasks refresh-dates --tasks tasks.jsonl --out fresh.jsonl",
@@ -28,7 +28,7 @@ def _load(path: Path) -> tuple[list, list]:
 
 def _report_bad(errors: list, limit: int = 5) -> None:
     for e in errors[:limit]:
-        err_console.print(f"[yellow]skipped:[/] {e}", highlight=False)
+        err_console.print(f"[yellow]skipped:[/] {esc(e)}", highlight=False)
     if len(errors) > limit:
         err_console.print(f"[yellow]... and {len(errors) - limit} more bad records[/]")
 
@@ -92,12 +92,12 @@ def refresh_dates(
             for col in ("task", "days", "now from", "to", "fields", "warnings"):
                 t.add_column(col, no_wrap=col == "task")
             for i in changed:
-                t.add_row(i.task_id, str(i.shift_days), str(i.earliest), str(i.latest),
+                t.add_row(esc(i.task_id), str(i.shift_days), str(i.earliest), str(i.latest),
                           str(len(i.changes)), str(len(i.warnings)))
             console.print(t)
     for text, count in Counter(w for i in rep.items for w in i.warnings).most_common():
-        err_console.print(f"[yellow]warning ({count} tasks):[/] {text}", highlight=False)
-    console.print(f"wrote {n} tasks to {out}: {rep.refreshed} refreshed, {rep.fresh} already "
+        err_console.print(f"[yellow]warning ({count} tasks):[/] {esc(text)}", highlight=False)
+    console.print(f"wrote {n} tasks to {esc(out)}: {rep.refreshed} refreshed, {rep.fresh} already "
                   f"1-4 months ahead (or later), {rep.no_dates} without dates; "
                   f"{rep.warnings} warnings; {len(errors)} bad records skipped "
                   f"(today {day.isoformat()})", highlight=False)
@@ -167,7 +167,7 @@ def generate(
     except (ImportError, ValueError) as exc:
         raise fail(str(exc)) from None
     if note:
-        err_console.print(f"[yellow]note:[/] {note}", highlight=False)
+        err_console.print(f"[yellow]note:[/] {esc(note)}", highlight=False)
     thr = threshold if threshold is not None else DEFAULT_THRESHOLDS[emb.name]
     opts = GenerateOptions(per_level=n, levels=lv, today=day, seed=seed,
                            max_rounds=max_rounds, batch=batch, constraints=constraints,
@@ -178,10 +178,10 @@ def generate(
             return await generate_tasks(client, info, opts, embedder=emb, threshold=thr,
                                         existing=known, notes=[note] if note else [])
 
-    with console.status(f"asking {client.spec.model} for tasks for {info.name}"):
+    with console.status(esc(f"asking {client.spec.model} for tasks for {info.name}")):
         tasks, rep = asyncio.run(go())
     written = _write_tasks(out, tasks)
-    t = Table(title=f"tasks for {info.key} (today {day.isoformat()})")
+    t = Table(title=esc(f"tasks for {info.key} (today {day.isoformat()})"))
     for col in ("level", "kept", "wanted", "mean constraints"):
         t.add_column(col, justify="left" if col == "level" else "right")
     for name in rep.levels:
@@ -193,20 +193,20 @@ def generate(
         r.add_column("reason")
         r.add_column("count", justify="right")
         for reason, count in rep.rejected.items():
-            r.add_row(reason, str(count))
+            r.add_row(esc(reason), str(count))
         console.print(r)
-    console.print(f"wrote {written} tasks to {out}: {rep.proposals} proposals from "
+    console.print(f"wrote {written} tasks to {esc(out)}: {rep.proposals} proposals from "
                   f"{rep.calls} calls in {rep.rounds} rounds, {rep.total_rejected} rejected "
                   f"(of which {rep.unparseable_replies} unparseable replies, "
                   f"{rep.failed_calls} failed calls), {rep.dates_rewritten} dates rewritten; "
-                  f"duplicates by {rep.embedder} at {rep.threshold:g}", highlight=False)
+                  f"duplicates by {esc(rep.embedder)} at {rep.threshold:g}", highlight=False)
     short = [name for name in rep.levels if rep.accepted.get(name, 0) < n]
     if short:
         err_console.print(f"[yellow]warning:[/] fewer than {n} tasks for: {', '.join(short)} "
                           "(raise --max-rounds or check the rejections)", highlight=False)
     _write_report(report, rep)
     if rep.calls and rep.failed_calls == rep.calls:
-        raise fail("every model call failed")
+        raise fail("every model call failed", code=1)
 
 
 @app.command("constraints")
@@ -256,9 +256,9 @@ def constraints_cmd(
     keep = [t for t in new if not (drop_failed and t.task_id in failed)]
     n = _write_tasks(out, keep)
     for f in rep.failures[:5]:
-        err_console.print(f"[yellow]no constraints:[/] {f.task_id}: {f.reason}",
+        err_console.print(f"[yellow]no constraints:[/] {esc(f.task_id)}: {esc(f.reason)}",
                           highlight=False)
-    console.print(f"wrote {n} tasks to {out}: {rep.extracted} given constraints, "
+    console.print(f"wrote {n} tasks to {esc(out)}: {rep.extracted} given constraints, "
                   f"{rep.had_constraints} had them, {rep.failed} failed"
                   f"{' (left out)' if drop_failed else ' (kept without)'}, "
                   f"{len(errors)} bad records skipped", highlight=False)

@@ -6,6 +6,7 @@ Deterministic: no timings, sorted keys, so `stats.json` is byte-identical across
 from __future__ import annotations
 
 from pydantic import Field
+from rich.markup import escape
 from rich.table import Table
 
 from webtraj.curate.instance import Drop, Instance
@@ -95,7 +96,7 @@ def stats_table(s: CurationStats) -> Table:
         return f"{n / s.trajectories:.1%}" if s.trajectories else "-"
 
     judges = s.judge + (f" + {s.second_judge}" if s.second_judge else "")
-    table = Table(title=f"Curation ({judges}, relabel {s.relabel}, seed {s.seed})")
+    table = Table(title=f"Curation ({escape(judges)}, relabel {s.relabel}, seed {s.seed})")
     table.add_column("", style="bold")
     table.add_column("count", justify="right")
     table.add_column("of trajectories", justify="right")
@@ -120,5 +121,5 @@ def stats_table(s: CurationStats) -> Table:
     if s.relabel_failed:
         rows.append(("relabel failures (dropped)", s.relabel_failed, ""))
     for name, n, share in rows:
-        table.add_row(name, str(n), share)
+        table.add_row(escape(name), str(n), share)
     return table

@@ -58,11 +58,10 @@ def _select(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]
     problems = []
     if config.task_ids:
         known = {t.task_id for t in tasks}
-        unknown = [t for t in config.task_ids if t not in known]
-        if unknown and len(unknown) == len(set(config.task_ids)):
+        unknown = [t for t in dict.fromkeys(config.task_ids) if t not in known]
+        if not known.intersection(config.task_ids):
             raise InputError(f"--task-ids names no known task ({', '.join(unknown[:10])}); "
                              f"{len(known)} tasks are available", field="task_ids")
-        problems += [f"--task-ids: no task {t!r}" for t in unknown]
         wanted = set(config.task_ids)
         tasks = [t for t in tasks if t.task_id in wanted]
     runnable = []

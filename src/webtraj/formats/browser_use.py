@@ -5,10 +5,11 @@ own webtraj Step, and the actions of one call share that call's observation (the
 state the model saw). Both serializations are read: `model_output.current_state` (before
 0.3) and top-level `thinking` / `next_goal` (later); `state.screenshot` in base64 (before
 0.6) and `state.screenshot_path` (later; the file is looked up as written, next to the
-history file, and in its `screenshots/` folder). Action names of every release map to
-webtraj actions (`go_to_url` and `navigate`, `click_element`, `click_element_by_index` and
-`click`, ...); an action webtraj has no equivalent for (`wait`, `extract_content`, file
-tools...) keeps its place as a step without an action whose error names it.
+history file, and in its `screenshots/` folder, but read only inside the imported folders
+and only if it is a PNG or JPEG: anything else is an error for that history entry). Action
+names of every release map to webtraj actions (`go_to_url` and `navigate`, `click_element`,
+`click_element_by_index` and `click`, ...); an action webtraj has no equivalent for (`wait`,
+`extract_content`, file tools...) keeps its place as a step without an action whose error names it.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from webtraj.formats.imported import (
     Imported,
     ImportLog,
     image_name,
-    image_name_for_path,
 )
+from webtraj.formats.local_files import LocalFiles, check_image
 from webtraj.model import (
     Action,
     ActionKind,
@@ -213,13 +214,12 @@ def _decode_b64(data: str) -> bytes:
     return base64.b64decode(data, validate=True)
 
 
-def _find_screenshot(raw: str, history_file: Path) -> Path | None:
+def _screenshot_candidates(raw: str, history_file: Path) -> list[Path]:
+    """Where a `screenshot_path` may be: as written, next to the history file, or in its
+    `screenshots/` folder (histories are often moved away from the agent's temp folder)."""
     p = Path(raw)
     base = history_file.parent
-    for cand in (p, base / p, base / "screenshots" / p.name, base / p.name):
-        if cand.is_file():
-            return cand
-    return None
+    return [p, base / p, base / "screenshots" / p.name, base / p.name]
 
 
 # --- the history file ---------------------------------------------------------------------
@@ -259,11 +259,14 @@ def _step_time(meta: Any) -> tuple[float | None, float | None]:
 
 
 def load_history(path: str | Path, *, log: ImportLog | None = None, task: str | None = None,
-                 task_id: str | None = None, agent: str = AGENT, trial: int = 0) -> Imported:
+                 task_id: str | None = None, agent: str = AGENT, trial: int = 0,
+                 files: LocalFiles | None = None) -> Imported:
     """One history file as a trajectory. A file that cannot be read at all raises
-    InputError; a bad history entry is logged (file, `history[i]`, field) and left out."""
+    InputError; a bad history entry is logged (file, `history[i]`, field) and left out.
+    Screenshot files are read only inside the history's folder (or `files`' folders)."""
     path = Path(path)
     log = log if log is not None else ImportLog()
+    files = files if files is not None else LocalFiles([path.parent])
     data = read_json(path)
     if isinstance(data, list):  # a bare list of history entries
         data = {"history": data}
@@ -282,7 +285,7 @@ def load_history(path: str | Path, *, log: ImportLog | None = None, task: str | 
     for i, item in enumerate(history):
         record = f"history[{i}]"
         try:
-            new_steps, shot, done = _entry_steps(item, len(steps), path, record, log)
+            new_steps, shot, done = _entry_steps(item, len(steps), path, record, log, files)
         except InputError as exc:
             log.errors.append(exc)
             skipped.append(str(exc))
@@ -323,8 +326,8 @@ def _action_names(entry: Any) -> list[str]:
     return names
 
 
-def _entry_steps(item: Any, first: int, path: Path, record: str, log: ImportLog
-                 ) -> tuple[list[Step], tuple[str, bytes | Path] | None,
+def _entry_steps(item: Any, first: int, path: Path, record: str, log: ImportLog,
+                 files: LocalFiles) -> tuple[list[Step], tuple[str, bytes | Path] | None,
                             tuple[str, bool | None] | None]:
     """Steps of one history entry, its screenshot artifact, and (answer, success) if it
     holds a `done` action."""
@@ -352,17 +355,21 @@ def _entry_steps(item: Any, first: int, path: Path, record: str, log: ImportLog
     if isinstance(state.get("screenshot"), str) and state["screenshot"]:
         try:
             png = _decode_b64(state["screenshot"])
-            shot = (image_name(first, png), png)
         except (binascii.Error, ValueError) as exc:
             log.warn(f"screenshot is not base64 ({exc}); left out", file=path, record=record,
                      field="state.screenshot")
-    elif isinstance(state.get("screenshot_path"), str) and state["screenshot_path"]:
-        found = _find_screenshot(state["screenshot_path"], path)
-        if found is None:
-            log.warn(f"screenshot {state['screenshot_path']!r} not found; left out",
-                     file=path, record=record, field="state.screenshot_path")
         else:
-            shot = (image_name_for_path(first, found), found)
+            check_image(png, file=path, record=record, field="state.screenshot")
+            shot = (image_name(first, png), png)
+    elif isinstance(state.get("screenshot_path"), str) and state["screenshot_path"]:
+        raw_path = state["screenshot_path"]
+        where = {"file": path, "record": record, "field": "state.screenshot_path"}
+        found = files.find(_screenshot_candidates(raw_path, path), **where)
+        if found is None:
+            log.warn(f"screenshot {raw_path!r} not found; left out", **where)
+        else:
+            data = files.read_image(found, **where)
+            shot = (image_name(first, data), data)
     obs = Observation(url=url, title=str(state.get("title") or ""), tabs=_tabs(raw_tabs),
                       screenshot=shot[0] if shot else None)
     started, duration = _step_time(item.get("metadata"))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -57,7 +58,10 @@ def load_har(path: str | Path) -> list[dict[str, Any]]:
 
 
 def check_entries(entries: list[Any], *, file: str | Path | None = None, first: int = 0) -> None:
-    """Each entry needs a request (url, method, headers) and a response (status)."""
+    """Each entry needs a request (url, method, headers) and a response (status); the parts
+    evaluators read (request headers and body, response content and cookies) must have
+    their HAR types, so every reader
+    of a trace (the importer, `eval --run`, the direct evaluator) refuses the same files."""
     for i, e in enumerate(entries, first):
         if not isinstance(e, dict):
             raise InputError("entry is not an object", file=file, record=i)
@@ -67,18 +71,61 @@ def check_entries(entries: list[Any], *, file: str | Path | None = None, first: 
                              field="request")
         if not isinstance(req.get("url"), str) or not req["url"]:
             raise InputError("missing request URL", file=file, record=i, field="request.url")
+        url = req["url"]
+        if "[" in url or "]" in url or not url.isascii():  # what urlsplit can refuse
+            try:
+                urlsplit(url)
+            except ValueError as exc:
+                raise InputError(f"not a valid URL ({exc})", file=file, record=i,
+                                 field="request.url") from None
         if not isinstance(req.get("method"), str):
             raise InputError("missing request method", file=file, record=i,
                              field="request.method")
-        if not isinstance(req.get("headers", []), list):
-            raise InputError("headers must be a list", file=file, record=i,
-                             field="request.headers")
+        _check_pairs(req.get("headers", []), file, i, "request.headers")
+        _check_body(req.get("postData"), file, i, "request.postData")
         if not isinstance(resp, dict):
             raise InputError("entry has no 'response' object", file=file, record=i,
                              field="response")
-        if not isinstance(resp.get("status"), int):
+        if not isinstance(resp.get("status"), int) or isinstance(resp["status"], bool):
             raise InputError("missing response status", file=file, record=i,
                              field="response.status")
+        _check_pairs(resp.get("cookies", []), file, i, "response.cookies", value_optional=True)
+        _check_body(resp.get("content"), file, i, "response.content")
+
+
+def _check_pairs(items: Any, file: str | Path | None, record: int, field: str, *,
+                 value_optional: bool = False) -> None:
+    """HAR headers and cookies: a list of {"name": str, "value": str} objects."""
+    if not isinstance(items, list):
+        raise InputError(f"{field.rsplit('.', 1)[-1]} must be a list", file=file,
+                         record=record, field=field)
+    for item in items:  # the common case, cheaply (50,000 entries x 15 headers)
+        if type(item) is not dict or type(item.get("name")) is not str or \
+                type(item.get("value")) is not str:
+            break
+    else:
+        return
+    for k, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise InputError("must be an object with a string 'name'", file=file,
+                             record=record, field=f"{field}[{k}]")
+        value = item.get("value")
+        if not isinstance(value, str) and not (value_optional and value is None
+                                               and "value" not in item):
+            raise InputError("'value' must be a string", file=file, record=record,
+                             field=f"{field}[{k}].value")
+
+
+def _check_body(body: Any, file: str | Path | None, record: int, field: str) -> None:
+    """postData / content: an object whose mimeType and text, when present, are strings."""
+    if body is None:
+        return
+    if not isinstance(body, dict):
+        raise InputError("must be an object", file=file, record=record, field=field)
+    for key in ("mimeType", "text"):
+        if body.get(key) is not None and not isinstance(body[key], str):
+            raise InputError("must be a string", file=file, record=record,
+                             field=f"{field}.{key}")
 
 
 T = TypeVar("T")

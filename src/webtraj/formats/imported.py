@@ -43,8 +43,3 @@ def image_name(index: int, data: bytes) -> str:
     """`step-NNN.png` (or `.jpg` for JPEG bytes): the name the episode runner uses too."""
     ext = "jpg" if data[:3] == b"\xff\xd8\xff" else "png"
     return f"step-{index:03d}.{ext}"
-
-
-def image_name_for_path(index: int, path: Path) -> str:
-    ext = "jpg" if path.suffix.lower() in (".jpg", ".jpeg") else "png"
-    return f"step-{index:03d}.{ext}"

@@ -15,8 +15,18 @@ from pathlib import Path
 import orjson
 
 from webtraj.formats.imported import Imported, ImportLog, image_name
+from webtraj.formats.local_files import check_image
 from webtraj.formats.mind2web import IssueLog, M2WStep, iter_steps
-from webtraj.model import Action, ActionKind, Observation, Step, Task, Termination, Trajectory
+from webtraj.model import (
+    Action,
+    ActionKind,
+    InputError,
+    Observation,
+    Step,
+    Task,
+    Termination,
+    Trajectory,
+)
 
 AGENT = "mind2web-reference"
 SOURCE = "mind2web"
@@ -51,7 +61,8 @@ def _ordered(steps: list[M2WStep]) -> list[M2WStep]:
 
 def _screenshots(steps: list[M2WStep], log: ImportLog) -> dict[int, tuple[str, bytes]]:
     """Step position -> (artifact name, image bytes), for steps whose source holds one
-    (Multimodal-Mind2Web parquet rows)."""
+    (Multimodal-Mind2Web parquet rows). Bytes that are not a PNG or JPEG raise InputError:
+    the task is not imported."""
     from webtraj.formats.mind2web.parquet import read_screenshot
 
     out: dict[int, tuple[str, bytes]] = {}
@@ -60,11 +71,14 @@ def _screenshots(steps: list[M2WStep], log: ImportLog) -> dict[int, tuple[str, b
             continue
         try:
             data = read_screenshot(s.screenshot)
+        except InputError:
+            raise
         except Exception as exc:  # noqa: BLE001 - pyarrow raises many types; one shot only
             log.warn(f"cannot read screenshot: {exc}", file=s.source, record=s.action_uid,
                      field="screenshot")
             continue
         if data:
+            check_image(data, file=s.source, record=s.action_uid, field="screenshot")
             out[i] = (image_name(i, data), data)
     return out
 
@@ -128,6 +142,10 @@ def iter_reference(source: str | Path, *, log: ImportLog, html: bool = False,
         else:
             log.warn(issue.message, file=issue.file, record=record, field=issue.field)
     for steps in groups.values():
-        shots = _screenshots(_ordered(steps), log) if screenshots else {}
+        try:
+            shots = _screenshots(_ordered(steps), log) if screenshots else {}
+        except InputError as exc:
+            log.errors.append(exc)
+            continue
         yield Imported(trajectory_from_steps(steps, html=html, screenshots=shots),
                        {name: data for name, data in shots.values()})

@@ -37,6 +37,8 @@ def load_tasks(path: str | Path) -> tuple[list[Task], list[InputError]]:
                 tasks.append(Task.from_json_bytes(line, file=path, record=f"line {n}"))
             except InputError as exc:
                 errors.append(exc)
+    if not tasks and not errors:
+        raise InputError("no tasks in this file (it is empty)", file=path)
     seen: set[str] = set()
     unique = []
     for t in tasks:

@@ -8,14 +8,21 @@ is the response text and whose network trace is the HAR.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from webtraj.formats.har import load_trace, scan_har
+from webtraj.formats.imported import ImportArtifacts, Imported
+from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, Task, Termination, Trajectory
 from webtraj.model.jsonfile import read_json
+from webtraj.model.redact import credential_name
 
 _META = ("sites", "intent_template_id", "intent_template", "instantiation_dict", "revision",
          "start_urls")
+TRACE_NAMES = ("network.har", "trace.zip")
+RESPONSE = "agent_response.json"
 
 
 def task_from_obj(obj: Any, *, file: str | Path | None = None,
@@ -31,8 +38,8 @@ def task_from_obj(obj: Any, *, file: str | Path | None = None,
     if not isinstance(obj["eval"], list):
         raise InputError("must be a list of evaluator configs", file=file, record=tid,
                          field="eval")
-    sites = obj.get("sites") or []
-    starts = obj.get("start_urls") or []
+    sites = _strings(obj, "sites", file=file, record=tid)
+    starts = _strings(obj, "start_urls", file=file, record=tid)
     return Task.from_obj({
         "task_id": tid,
         "intent": obj["intent"],
@@ -44,6 +51,39 @@ def task_from_obj(obj: Any, *, file: str | Path | None = None,
     }, file=file, record=tid)
 
 
+def _strings(obj: dict[str, Any], key: str, *, file: str | Path | None,
+             record: str) -> list[str]:
+    """An optional list of non-empty strings (the evaluators read sites and URLs as text)."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError("must be a list of non-empty strings", file=file, record=record,
+                         field=key)
+    return value
+
+
+def redacted_checks(task: Task) -> list[str]:
+    """The request headers and response cookies the task's network checks compare that a
+    run stores redacted: `eval --run` cannot decide them (the direct evaluator can)."""
+    out = []
+    for cfg in task.evaluators:
+        expected = cfg.get("expected")
+        if cfg.get("evaluator") != "NetworkEventEvaluator" or not isinstance(expected, dict):
+            continue
+        for key, what, bare in (("headers", "header", False),
+                                ("post_data", "form field", False),
+                                ("query_params", "query parameter", True)):
+            names = expected.get(key)
+            if isinstance(names, dict):
+                out += [f"{what} {n}" for n in names
+                        if isinstance(n, str) and credential_name(n, bare_key=bare)]
+        cookies = expected.get("response_cookies")
+        if isinstance(cookies, dict):
+            out += [f"response cookie {c}" for c in cookies]
+    return out
+
+
 def load_tasks(path: str | Path) -> list[Task]:
     """The dataset file (a JSON list of tasks)."""
     path = Path(path)
@@ -51,21 +91,64 @@ def load_tasks(path: str | Path) -> list[Task]:
     return [task_from_obj(t, file=path, record=i) for i, t in enumerate(data)]
 
 
-def trajectory_from_log(task: Task, log_dir: str | Path, *, agent: str = "imported",
-                        trial: int = 0) -> Trajectory:
-    """An agent log folder as a trajectory (no steps: the logs hold none)."""
+@dataclass(frozen=True)
+class AgentLog:
+    """One task's agent log folder as both the importer and the direct evaluator see it."""
+
+    folder: Path
+    trace: Path  # network.har, else trace.zip
+    response: str  # agent_response.json, strict UTF-8
+
+
+def read_log_dir(log_dir: str | Path, *, files: LocalFiles | None = None) -> AgentLog:
+    """The trace file and the response text of a log folder, read only inside `files`
+    (default: the folder itself). Raises InputError naming the file: a missing trace, a
+    response that is not UTF-8 text, a file that links outside the imported folders. The
+    importer and `webtraj eval webarena-verified` both read logs here, so they agree."""
     log_dir = Path(log_dir)
-    har = log_dir / "network.har"
-    if not har.is_file():
-        raise InputError("missing network.har", file=log_dir)
-    response = log_dir / "agent_response.json"
+    files = files if files is not None else LocalFiles([log_dir])
+    trace = next((log_dir / n for n in TRACE_NAMES if (log_dir / n).exists()), None)
+    if trace is None:
+        if not log_dir.is_dir():
+            raise InputError("no log folder for this task", file=log_dir)
+        raise InputError("no network.har (or trace.zip) in the log folder", file=log_dir)
+    if not files.inside(trace):
+        raise InputError("links outside the folders being read; not read", file=trace)
+    response_file = log_dir / RESPONSE
+    raw = files.read(response_file, file=response_file)
     try:
-        answer = response.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=response) from None
-    return Trajectory(
+        response = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", file=response_file) from None
+    return AgentLog(log_dir, trace, response)
+
+
+def check_trace(path: Path) -> None:
+    """Read the whole trace as the direct evaluator does; InputError if it cannot."""
+    if path.suffix == ".har":
+        _, close = scan_har(path, lambda entry, index, reload: None)
+        close()
+    else:
+        load_trace(path)
+
+
+def trajectory_from_log(task: Task, log_dir: str | Path, *, agent: str = "imported",
+                        trial: int = 0, files: LocalFiles | None = None) -> Imported:
+    """An agent log folder as a trajectory (no steps: the logs hold none), with the trace
+    and the response as artifacts, byte for byte. Every input problem that would make the
+    direct evaluator report an error raises InputError here, so importing never turns an
+    error into a score."""
+    files = files if files is not None else LocalFiles([log_dir])
+    log = read_log_dir(log_dir, files=files)
+    check_trace(log.trace)
+    traj = Trajectory(
         trajectory_id=Trajectory.make_id(task.task_id, agent, trial),
-        task=task, agent=agent, trial=trial, answer=answer,
-        network_trace="network.har", termination=Termination.IMPORTED,
-        metadata={"source": "webarena-verified", "log_dir": str(log_dir)},
+        task=task, agent=agent, trial=trial, answer=log.response,
+        network_trace=log.trace.name, termination=Termination.IMPORTED,
+        metadata={"source": "webarena-verified", "log_dir": str(log.folder)},
     )
+    artifacts: ImportArtifacts = {
+        log.trace.name: files.read(log.trace, file=log.trace),
+        RESPONSE: log.response.encode("utf-8"),
+    }
+    return Imported(traj, artifacts)

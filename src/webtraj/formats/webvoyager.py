@@ -22,7 +22,8 @@ from typing import Any
 
 import orjson
 
-from webtraj.formats.imported import ImportArtifacts, Imported, ImportLog
+from webtraj.formats.imported import ImportArtifacts, Imported, ImportLog, image_name
+from webtraj.formats.local_files import LocalFiles, image_kind
 from webtraj.model import (
     Action,
     ActionKind,
@@ -164,10 +165,16 @@ def task_folders(root: str | Path) -> list[Path]:
 
 
 def load_task_folder(folder: str | Path, *, task_info: Mapping[str, Any] | None = None,
-                     agent: str = AGENT, trial: int = 0) -> Imported:
-    """One task folder as a trajectory; raises InputError when it cannot be read."""
+                     agent: str = AGENT, trial: int = 0,
+                     files: LocalFiles | None = None) -> Imported:
+    """One task folder as a trajectory; raises InputError when it cannot be read, or when
+    a screenshot lies outside the imported folders (`files`, default the task folder) or
+    is not a PNG or JPEG image."""
     folder = Path(folder)
+    files = files if files is not None else LocalFiles([folder])
     file = folder / MESSAGES
+    if not files.inside(file):
+        raise InputError(f"{file} is outside the folders being imported; not read", file=file)
     messages = read_json(file, expect=list, what="chat messages")
     tid = folder_task_id(folder)
     question, start_url = None, None
@@ -176,7 +183,7 @@ def load_task_folder(folder: str | Path, *, task_info: Mapping[str, Any] | None 
     steps: list[Step] = []
     artifacts: ImportArtifacts = {}
     obs: Observation | None = None
-    shot_path: Path | None = None  # screenshot of `obs`, not yet stored
+    shot_data: bytes | None = None  # screenshot of `obs`, not yet stored
     n_obs = 0
     url = ""
     answer: str | None = None
@@ -202,7 +209,10 @@ def load_task_folder(folder: str | Path, *, task_info: Mapping[str, Any] | None 
                     url = start_url or ""
                 n_obs += 1
                 shot = folder / f"screenshot{n_obs}.png"
-                shot_path = shot if shot.is_file() else None
+                shot_data = None
+                if shot.is_file() or shot.is_symlink():
+                    shot_data = files.read_image(shot, file=file, record=record,
+                                                 field=f"screenshot{n_obs}.png")
                 obs = Observation(url=url, axtree=_page_text(text))
             elif steps:  # feedback: the previous action failed or was badly formatted
                 steps[-1] = steps[-1].model_copy(update={
@@ -215,11 +225,11 @@ def load_task_folder(folder: str | Path, *, task_info: Mapping[str, Any] | None 
         if obs is None:
             raise InputError("assistant reply before any observation", file=file,
                              record=record)
-        if shot_path is not None:
-            name = f"step-{len(steps):03d}.png"
-            artifacts[name] = shot_path
+        if shot_data is not None:
+            name = image_name(len(steps), shot_data)
+            artifacts[name] = shot_data
             obs = obs.model_copy(update={"screenshot": name})
-            shot_path = None
+            shot_data = None
         thought, action_text = split_reply(text)
         action: Action | None = None
         error: str | None = None
@@ -241,9 +251,10 @@ def load_task_folder(folder: str | Path, *, task_info: Mapping[str, Any] | None 
         else:
             url = ""
     final = None
-    if shot_path is not None and obs is not None:  # an observation no reply followed
-        artifacts["final.png"] = shot_path
-        final = obs.model_copy(update={"screenshot": "final.png"})
+    if shot_data is not None and obs is not None:  # an observation no reply followed
+        name = "final.jpg" if image_kind(shot_data) == "jpg" else "final.png"
+        artifacts[name] = shot_data
+        final = obs.model_copy(update={"screenshot": name})
     site = None
     if task_info is not None and isinstance(task_info.get("web_name"), str):
         site = task_info["web_name"]
@@ -264,10 +275,12 @@ def iter_results(root: str | Path, *, log: ImportLog,
                  tasks: Mapping[str, Mapping[str, Any]] | None = None, agent: str = AGENT,
                  trial: int = 0) -> Iterator[Imported]:
     """Every task folder under root; a folder that cannot be read is logged and skipped."""
+    files = LocalFiles([root])
     for folder in task_folders(root):
         info = tasks.get(folder_task_id(folder)) if tasks is not None else None
         try:
-            yield load_task_folder(folder, task_info=info, agent=agent, trial=trial)
+            yield load_task_folder(folder, task_info=info, agent=agent, trial=trial,
+                                   files=files)
         except InputError as exc:
             log.errors.append(exc)
         except ValueError as exc:  # a value the model refuses: this folder only

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from types import ModuleType
 
 from pydantic import ValidationError
 
@@ -69,6 +71,27 @@ def from_validation_error(
     if len(errors) > 1:
         msg += f" (+{len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return InputError(msg, file=file, record=record, field=field_path(loc) or None)
+
+
+class MissingExtra(ImportError):
+    """An optional dependency is not installed; the message says which extra brings it."""
+
+    def __init__(self, extra: str, *, module: str, feature: str | None = None) -> None:
+        self.extra = extra
+        self.module = module
+        what = feature or "this feature"
+        super().__init__(f"{what} needs the optional package '{module}', which is not "
+                         f"installed: pip install 'webtraj[{extra}]'")
+
+
+def require_extra(extra: str, module: str | None = None, *,
+                  feature: str | None = None) -> ModuleType:
+    """Import an optional dependency or raise MissingExtra naming the extra to install."""
+    name = module or extra
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise MissingExtra(extra, module=name, feature=feature) from exc
 
 
 class InfrastructureError(RuntimeError):

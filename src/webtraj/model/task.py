@@ -70,7 +70,8 @@ class Task(Document):
     @classmethod
     def _named_evaluators(cls, v: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
         for i, cfg in enumerate(v):
-            if not isinstance(cfg.get("evaluator"), str):
+            name = cfg.get("evaluator")
+            if not isinstance(name, str) or not name.strip():
                 raise ValueError(f"evaluator config {i} has no 'evaluator' name")
         return v
 

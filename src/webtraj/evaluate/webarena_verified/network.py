@@ -21,6 +21,7 @@ from webtraj.evaluate.webarena_verified.jsonpath import extract, is_path_key
 from webtraj.evaluate.webarena_verified.result import Assertion, Verdict
 from webtraj.evaluate.webarena_verified.schema import normalize, single
 from webtraj.evaluate.webarena_verified.urls import Url
+from webtraj.model.redact import REDACTED
 
 NAME = "NetworkEventEvaluator"
 
@@ -43,7 +44,10 @@ class NetworkEventEvaluator:
             content_keys = _keys(expected.get("response_content"))
             actual = [self._normalize(ctx, a, False, post_keys, content_keys)
                       for a in actual_raw] or None
+            _not_redacted(actual, expected)
             assertions = self._compare(actual, expected)
+        except RedactedValue as exc:
+            return Verdict.failed(NAME, f"task {ctx.task_id}: {exc}", actual=_summary(selected))
         except Exception as exc:  # noqa: BLE001 - any failure is this evaluator's error
             return Verdict.failed(NAME, f"task {ctx.task_id}: {type(exc).__name__}: {exc}",
                                   actual=_summary(selected))
@@ -185,6 +189,38 @@ class NetworkEventEvaluator:
         msgs = [f"checked {len(actual)} event(s); none matched all expected fields"]
         msgs += [f"{a.name}: {m}" for a in details for m in a.messages]
         return [Assertion(name="missing_navigation_event", messages=tuple(msgs))]
+
+
+class RedactedValue(ValueError):
+    """The trace holds a redacted credential where the config compares the value."""
+
+
+def _not_redacted(actual: list[dict[str, Any]] | None, expected: dict[str, Any]) -> None:
+    """A stored run never holds credentials, so a check on one cannot be decided from it:
+    unscored with the reason, never a score computed against "[REDACTED]". Only the parts
+    the config compares count (normalized: ignored query parameters are gone)."""
+    for event in actual or ():
+        for key, value in event.items():
+            if expected.get(key) is not None and _has_redacted(value):
+                raise RedactedValue(
+                    f"cannot decide: the request's {key} holds a value that was redacted "
+                    "when the trace was stored in the run (credentials never reach a run); "
+                    "score the original logs with `webtraj eval webarena-verified`")
+
+
+_MARK = REDACTED.lower()  # normalization lower-cases text
+
+
+def _has_redacted(value: Any) -> bool:
+    if isinstance(value, str):
+        return _MARK in value.lower()
+    if isinstance(value, dict):
+        return any(_has_redacted(k) or _has_redacted(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_redacted(v) for v in value)
+    if value is None or isinstance(value, (int, float, bool)):
+        return False
+    return _MARK in str(value).lower()  # a parsed URL or normalized text
 
 
 def _keys(d: Any) -> tuple[str, ...] | None:

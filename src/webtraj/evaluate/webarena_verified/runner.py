@@ -20,6 +20,8 @@ from webtraj.evaluate.webarena_verified.response import AgentResponseEvaluator
 from webtraj.evaluate.webarena_verified.result import Status, Verdict
 from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
 from webtraj.formats.har import load_trace
+from webtraj.formats.local_files import LocalFiles
+from webtraj.formats.webarena_verified import read_log_dir, task_from_obj
 from webtraj.model import InputError
 from webtraj.model.errors import from_validation_error
 
@@ -112,37 +114,26 @@ def evaluate_task(task: dict[str, Any], *, site_urls: SiteUrls,
     return TaskVerdict.combine(task_id, [e.evaluate(ctx) for e in evaluators])
 
 
-def evaluate_log_dir(task: dict[str, Any], log_dir: Path, *, site_urls: SiteUrls) -> TaskVerdict:
-    """Score `<log_dir>/network.har` (or `trace.zip`) and `agent_response.json`."""
+def evaluate_log_dir(task: dict[str, Any], log_dir: Path, *, site_urls: SiteUrls,
+                     files: LocalFiles | None = None) -> TaskVerdict:
+    """Score `<log_dir>/network.har` (or `trace.zip`) and `agent_response.json`.
+
+    The task and the folder are read by the same functions `webtraj import
+    webarena-verified` uses, so a folder the importer refuses is an error here too."""
     task_id = str(task.get("task_id"))
     close = None
     try:
-        trace = _trace_file(log_dir)
+        task_from_obj(task, record=task_id)
+        log = read_log_dir(log_dir, files=files)
         entries: Any
-        if trace.suffix == ".har":
-            entries, close = scan_events(trace)  # lean: entries re-read only when judged
+        if log.trace.suffix == ".har":
+            entries, close = scan_events(log.trace)  # lean: entries re-read only when judged
         else:
-            entries = load_trace(trace)
-        response_file = log_dir / "agent_response.json"
-        try:
-            agent_response = response_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", file=response_file) from None
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 text", file=response_file) from None
+            entries = load_trace(log.trace)
         return evaluate_task(task, site_urls=site_urls, entries=entries,
-                             agent_response=agent_response)
+                             agent_response=log.response)
     except InputError as exc:
         return TaskVerdict.failed(task_id, str(exc))
     finally:
         if close is not None:
             close()
-
-
-def _trace_file(log_dir: Path) -> Path:
-    for name in ("network.har", "trace.zip"):
-        if (log_dir / name).exists():
-            return log_dir / name
-    if not log_dir.is_dir():
-        raise InputError("no log folder for this task", file=log_dir)
-    raise InputError("no network.har (or trace.zip) in the log folder", file=log_dir)

@@ -29,8 +29,10 @@ class SiteUrls:
     def __init__(self, urls: Mapping[str, str | Iterable[str]]) -> None:
         self.urls: dict[str, tuple[str, ...]] = {}
         for name, value in urls.items():
-            values = (value,) if isinstance(value, str) else tuple(value)
-            if not values or not all(isinstance(v, str) and v.strip() for v in values):
+            values = (value,) if isinstance(value, str) else \
+                tuple(value) if isinstance(value, (list, tuple)) else ()
+            if not name.strip("_ ") or not values or not all(
+                    isinstance(v, str) and v.strip() for v in values):
                 raise InputError("expected a URL or a non-empty list of URLs", field=name)
             self.urls[site_key(name)] = tuple(v.strip().rstrip("/") for v in values)
 

@@ -49,7 +49,11 @@ def decode_operation(value: Any, ctx: _Ctx) -> Operation | None:
         ctx.report("operation", f"operation has no 'op': {str(obj)[:80]!r}", skipped=True)
         return None
     raw_value = obj.get("value")
-    return Operation(op=obj["op"], original_op=obj.get("original_op"),
+    original = obj.get("original_op")
+    if original is not None and not isinstance(original, str):
+        ctx.report("operation.original_op", "original_op is not a string; ignored")
+        original = None
+    return Operation(op=obj["op"], original_op=original,
                      value=raw_value if isinstance(raw_value, str) else
                      ("" if raw_value is None else str(raw_value)))
 
@@ -111,6 +115,11 @@ def _previous_of(record: Mapping[str, Any]) -> Sequence[str]:
         return []
 
 
+def has_task_text(record: Mapping[str, Any]) -> bool:
+    value = record.get("confirmed_task")
+    return isinstance(value, str) and bool(value.strip())
+
+
 def decode_step(
     action: Mapping[str, Any],
     *,
@@ -123,7 +132,31 @@ def decode_step(
     keep_raw_html: bool = False,
     screenshot: ScreenshotRef | None = None,
 ) -> M2WStep | None:
-    """`action` is a raw action (with `task` giving the task fields) or a flattened step."""
+    """`action` is a raw action (with `task` giving the task fields) or a flattened step.
+    A step that cannot be read is reported (skipped) and None returned: the batch goes on."""
+    try:
+        return _decode_step(action, task=task, previous_actions=previous_actions,
+                            issues=issues, file=file, index=index, keep_html=keep_html,
+                            keep_raw_html=keep_raw_html, screenshot=screenshot)
+    except (TypeError, ValueError, OverflowError) as exc:  # a value of an unexpected type
+        uid = action.get("action_uid") if isinstance(action, Mapping) else None
+        issues.report(file, f"cannot read this step: {str(exc).splitlines()[0]}",
+                      action_uid=None if uid is None else str(uid), skipped=True)
+        return None
+
+
+def _decode_step(
+    action: Mapping[str, Any],
+    *,
+    task: Mapping[str, Any] | None,
+    previous_actions: Sequence[str] | None,
+    issues: IssueLog,
+    file: str,
+    index: int,
+    keep_html: bool,
+    keep_raw_html: bool,
+    screenshot: ScreenshotRef | None,
+) -> M2WStep | None:
     src = task if task is not None else action
     uid = action.get("action_uid")
     aid = src.get("annotation_id")
@@ -141,6 +174,12 @@ def decode_step(
         ctx.report("cleaned_html", "cleaned_html is not a string; dropped")
         html = None
     prev = previous_actions if previous_actions is not None else _previous_of(action)
+    if not isinstance(prev, Sequence) or isinstance(prev, (str, bytes, Mapping)):
+        ctx.report("previous_actions", "not a list; treated as empty")
+        prev = ()
+    if task is None and not has_task_text(src):  # raw tasks are checked once, per task
+        ctx.report("confirmed_task", "missing confirmed_task (the task text); the step is "
+                   "kept with an empty task")
     return M2WStep.model_construct(
         annotation_id=str(aid), action_uid=str(uid),
         website=str(src.get("website") or ""), domain=str(src.get("domain") or ""),

@@ -8,16 +8,15 @@ from collections.abc import Iterator
 
 from webtraj.formats.mind2web.decode import decode_step
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.model.errors import require_extra
 
 HUB_DATASET = "osunlp/Multimodal-Mind2Web"
 
 
 def iter_hub(split: str, *, issues: IssueLog, keep_html: bool = True,
              dataset: str = HUB_DATASET) -> Iterator[M2WStep]:
-    try:
-        from datasets import load_dataset
-    except ImportError as exc:  # pragma: no cover - optional
-        raise ImportError("loading from the hub needs `pip install datasets`") from exc
+    load_dataset = require_extra("train", "datasets",
+                                 feature="loading Mind2Web from the hub").load_dataset
     rows = load_dataset(dataset, split=split, streaming=True)
     for i, row in enumerate(rows):
         row = {k: v for k, v in row.items() if k != "screenshot"}

@@ -10,6 +10,7 @@ from webtraj.formats.mind2web.jsonl import iter_jsonl
 from webtraj.formats.mind2web.parquet import iter_parquet
 from webtraj.formats.mind2web.raw_json import iter_raw_json
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.model.errors import MissingExtra
 
 SUFFIXES = (".json", ".jsonl", ".parquet")
 
@@ -50,15 +51,36 @@ def iter_steps(source: str | Path, *, issues: IssueLog | None = None, keep_html:
         yield from iter_hub(source[4:], issues=issues, keep_html=keep_html)
         return
     seen: set[tuple[str, str]] = set()
+    root = Path(source).resolve()
     for path in source_files(source):
-        for step in iter_file(path, issues=issues, keep_html=keep_html,
-                              keep_raw_html=keep_raw_html):
-            if dedupe:
-                if step.key in seen:
-                    issues.duplicates += 1
-                    continue
-                seen.add(step.key)
-            yield step
+        real = path.resolve()
+        if root.is_dir() and not real.is_relative_to(root):
+            issues.report(str(path), f"links to {real}, outside the folder being read; "
+                          "not read", skipped=True)
+            continue
+        if path.stat().st_size == 0:
+            issues.report(str(path), "no Mind2Web steps in this file (it is empty)",
+                          skipped=True)
+            continue
+        before, found = len(issues), 0
+        try:
+            for step in iter_file(path, issues=issues, keep_html=keep_html,
+                                  keep_raw_html=keep_raw_html):
+                found += 1
+                if dedupe:
+                    if step.key in seen:
+                        issues.duplicates += 1
+                        continue
+                    seen.add(step.key)
+                yield step
+        except MissingExtra:
+            raise
+        except (OSError, ValueError, ImportError) as exc:  # this file only: go on
+            issues.report(str(path), f"cannot read: {str(exc).splitlines()[0]}", skipped=True)
+            continue
+        if found == 0 and len(issues) == before:
+            issues.report(str(path), "no Mind2Web steps in this file (it is empty)",
+                          skipped=True)
 
 
 def load_steps(source: str | Path, **kw) -> list[M2WStep]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from webtraj.formats.local_files import LocalFiles
 from webtraj.formats.mind2web.decode import decode_step
 from webtraj.formats.mind2web.records import IssueLog, M2WStep, ScreenshotRef
+from webtraj.model.errors import require_extra
 
 _BASE_COLUMNS = ("action_uid", "annotation_id", "website", "domain", "subdomain",
                  "confirmed_task", "operation", "pos_candidates", "neg_candidates",
@@ -16,11 +18,7 @@ _BASE_COLUMNS = ("action_uid", "annotation_id", "website", "domain", "subdomain"
 
 def iter_parquet(path: Path, *, issues: IssueLog, keep_html: bool = True,
                  keep_raw_html: bool = False, batch_size: int = 32) -> Iterator[M2WStep]:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:  # pragma: no cover - depends on the extra
-        raise ImportError(
-            "reading parquet needs pyarrow: pip install 'webtraj[mind2web]'") from exc
+    pq = require_extra("mind2web", "pyarrow.parquet", feature="reading Mind2Web parquet files")
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises several types for unreadable files
@@ -50,7 +48,11 @@ def read_screenshot(ref: ScreenshotRef) -> bytes | None:
     import pyarrow.parquet as pq
 
     if ref.row is None:
-        return Path(ref.path).read_bytes() if ref.path else None
+        if not ref.path:
+            return None
+        # Only files beside the data file: a record never makes us read /etc/passwd.
+        return LocalFiles([Path(ref.file).parent]).read(Path(ref.path), file=ref.file,
+                                                        field="screenshot")
     pf = pq.ParquetFile(ref.file)
     start = 0
     for rg in range(pf.num_row_groups):

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from webtraj.formats.mind2web.decode import decode_step
+from webtraj.formats.mind2web.decode import decode_step, has_task_text
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 
 
@@ -45,14 +45,22 @@ def task_steps(task: Mapping[str, Any], *, issues: IssueLog, file: str, start: i
     """Flatten one raw task into steps; previous actions are the task's earlier reprs."""
     actions = task.get("actions")
     if not isinstance(actions, list):
-        issues.report(file, "task has no 'actions' list", annotation_id=task.get("annotation_id"),
+        issues.report(file, "task has no 'actions' list", annotation_id=_aid(task),
                       field="actions", skipped=True)
         return
+    if not has_task_text(task):
+        issues.report(file, "missing confirmed_task (the task text); its steps are kept "
+                      "with an empty task", annotation_id=_aid(task),
+                      field="confirmed_task")
     reprs = task.get("action_reprs") or []
+    if not isinstance(reprs, list):
+        issues.report(file, "action_reprs is not a list; treated as empty",
+                      annotation_id=_aid(task), field="action_reprs")
+        reprs = []
     for i, action in enumerate(actions):
         if not isinstance(action, Mapping):
             issues.report(file, "action is not an object", field=f"actions[{i}]",
-                          annotation_id=task.get("annotation_id"), skipped=True)
+                          annotation_id=_aid(task), skipped=True)
             continue
         step = decode_step(action, task=task, previous_actions=reprs[:i], issues=issues,
                            file=file, index=start + i, keep_html=keep_html,
@@ -81,3 +89,8 @@ def iter_raw_json(path: Path, *, issues: IssueLog, keep_html: bool = True,
             index += 1
             if step is not None:
                 yield step
+
+
+def _aid(task: Mapping[str, Any]) -> str | None:
+    aid = task.get("annotation_id")
+    return None if aid is None else str(aid)

@@ -39,7 +39,7 @@ def _har() -> dict:
 def test_no_secret_reaches_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
     root = tmp_path / "run"
-    info = RunInfo(name="secret-run", config={
+    info = RunInfo(name="secret-run", results={
         "llm": {"base_url": "http://127.0.0.1:8000/v1", "api_key": API_KEY},
         "headers": {"Authorization": f"Bearer {BEARER}"},
         "note": f"called with key {API_KEY}"})

@@ -35,7 +35,7 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
-from webtraj.browser.har import HarFallback
+from webtraj.browser.har import HarFallback, har_journal
 from webtraj.browser.observe import capture
 from webtraj.browser.records import (
     BlockedRequest,
@@ -107,8 +107,8 @@ class BrowserEnv:
         self._monitor = NetworkMonitor()
         await self.allowlist.install(self.context, on_request=self._monitor.touch)
         self._monitor.attach(self.context)
-        self._har_fallback = HarFallback()
         if cfg.har_path is not None:
+            self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)))
             self._har_fallback.attach(self.context)
         self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)

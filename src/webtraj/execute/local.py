@@ -11,11 +11,12 @@ import multiprocessing as mp
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 
-from webtraj.execute.episode import EpisodeSpec, error_trajectory
+from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.worker import WorkerConfig, process_main
 from webtraj.model.lifetime import die_with_parent
 from webtraj.model.trajectory import Termination, Trajectory
@@ -24,7 +25,9 @@ from webtraj.model.trajectory import Termination, Trajectory
 # the HAR) before it is killed.
 GRACE_S = 20.0
 
-OnResult = Callable[[EpisodeSpec, Trajectory], None]
+# The episode's trajectory and its artifacts (file name -> content or a file to copy).
+Artifacts = Mapping[str, bytes | Path]
+OnResult = Callable[[EpisodeSpec, Trajectory, Artifacts], None]
 OnStart = Callable[[EpisodeSpec, int], None]
 
 
@@ -78,7 +81,7 @@ class LocalExecutor:
                             traj = None
                         if traj is not None:
                             spec, slot.spec = slot.spec, None
-                            on_result(spec, traj)
+                            on_result(spec, traj, episode_artifacts(self.config.workdir(spec)))
                             continue
                     timed_out = time.monotonic() - slot.started > slot.spec.timeout_s + GRACE_S
                     if slot.proc.sentinel in ready or not slot.proc.is_alive() or timed_out:
@@ -91,7 +94,9 @@ class LocalExecutor:
                                 f"worker process died (exit code {slot.proc.exitcode})")
                         self._retire(slot)
                         slots[i] = self._spawn()
-                        on_result(spec, error_trajectory(spec, term, why))
+                        workdir = self.config.workdir(spec)
+                        on_result(spec, error_trajectory(spec, term, why, workdir),
+                                  episode_artifacts(workdir))
         finally:
             for slot in slots:
                 self._retire(slot, polite=True)

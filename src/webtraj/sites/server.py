@@ -55,17 +55,22 @@ class SitesProcess:
     is killed by the kernel if this process dies (see webtraj.model.lifetime)."""
 
     def __init__(self, today: str | dt.date = "2026-01-15", seed: int = 0,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", port_base: int | None = None) -> None:
         self.today = resolve_today(today)
         self.seed = seed
         self.host = host
+        # Ports to serve on when they are free (a resumed run keeps its sites' URLs).
+        self.preferred_port_base = port_base
         self.port_base = 0
         self.urls: dict[str, str] = {}
         self._proc: subprocess.Popen | None = None
 
     def __enter__(self) -> SitesProcess:
-        for _ in range(3):
-            self.port_base = free_port_base(self.host)
+        for attempt in range(3):
+            preferred = self.preferred_port_base
+            self.port_base = (preferred if attempt == 0 and preferred and all(
+                _port_free(self.host, preferred + c.offset) for c in SITE_CLASSES)
+                else free_port_base(self.host))
             cmd = [sys.executable, "-m", "webtraj.sites", "--host", self.host,
                    "--port-base", str(self.port_base), "--today", self.today.isoformat(),
                    "--seed", str(self.seed)]

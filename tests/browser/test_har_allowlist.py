@@ -242,3 +242,27 @@ async def test_resource_hints_open_no_connection_to_a_blocked_origin(make_env, s
     assert accepted == []
     assert (f"http://127.0.0.1:{port}/speculated", "network") in blocked
     assert (f"http://127.0.0.1:{port}/prefetched", "origin") in blocked
+
+
+async def test_har_journal_holds_no_credential(make_env, site, tmp_path):
+    """The request journal is written as requests finish (it survives a killed worker):
+    credential headers and token parameters are redacted before they reach it."""
+    from webtraj.browser.har import har_journal
+
+    har = tmp_path / "network.har"
+    env = make_env(har_path=har)
+    await env.reset(site.url("/form"))
+    page = await env.tabs.current()
+    status = await page.evaluate("""() => fetch('/other?access_token=tok-98765abcdef', {
+        headers: {'X-Auth-Token': 'xat-12345abcdef', 'Authorization': 'Bearer brr-55555abcdef'}
+        }).then(r => r.status)""")
+    assert status == 200
+    for _ in range(100):  # the entry is journaled once Playwright reports the request finished
+        if "/other?" in har_journal(har).read_text():
+            break
+        await asyncio.sleep(0.05)
+    journal = har_journal(har).read_text()
+    await env.close()
+    assert "/other?access_token=[REDACTED]" in journal, journal
+    for secret in ("tok-98765abcdef", "xat-12345abcdef", "brr-55555abcdef"):
+        assert secret not in journal

@@ -1,11 +1,10 @@
-"""Origin allowlist enforced by Playwright request interception, backed by a CDP guard.
+"""Origin allowlist: which URLs an episode may request, and the record of what it refused.
 
-Every request of the context (documents, scripts, XHR, popups, iframes) passes through one
-route handler, which aborts anything outside the allowed origins before the browser opens a
-connection, and records it. WebSockets get the same check through `route_web_socket`.
-Redirect hops and requests without a frame never reach a route: `RedirectGuard` (guard.py)
-checks those on every page. Whatever escapes both (speculative prefetches, a popup's redirect
-before its page is guarded) meets `RefusingProxy` (refusal.py) at the network level.
+Enforced in three places: every request of a page passes the page's CDP guard (guard.py),
+which fails anything outside the allowed origins before the browser opens a connection,
+redirect hops and frame-less requests included; WebSockets get the same check through
+`route_web_socket`; and whatever escapes interception (speculative prefetches, a popup's
+first requests) meets the refusing proxy (refusal.py) at the network level.
 """
 
 from __future__ import annotations
@@ -15,9 +14,9 @@ import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
+from playwright.async_api import BrowserContext, Page, WebSocketRoute
 
-from webtraj.browser.guard import RedirectGuard
+from webtraj.browser.guard import PageGuard
 from webtraj.browser.records import BlockedRequest
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -45,7 +44,7 @@ class OriginAllowlist:
     def __init__(self, origins: tuple[str, ...] | list[str]) -> None:
         self.origins = frozenset(normalize_origin(o) for o in origins)
         self.blocked: list[BlockedRequest] = []
-        self._guard: RedirectGuard | None = None
+        self._guard: PageGuard | None = None
 
     def verdict(self, url: str) -> str | None:
         """None when allowed, else the reason ("scheme" or "origin")."""
@@ -63,18 +62,8 @@ class OriginAllowlist:
         self.blocked.append(item)
         return item
 
-    async def _on_route(self, route: Route) -> None:
-        request = route.request
-        reason = self.verdict(request.url)
-        if reason is None:
-            await route.fallback()
-            return
-        self.record(request.url, reason, method=request.method,
-                    resource_type=request.resource_type)
-        await route.abort("blockedbyclient")
-
     async def guard_page(self, page: Page) -> None:
-        """Put `page` under the redirect guard before it sends anything (see guard.py)."""
+        """Put `page` under the guard before it sends anything (see guard.py)."""
         if self._guard is not None:
             await self._guard.guard(page)
 
@@ -88,6 +77,5 @@ class OriginAllowlist:
 
     async def install(self, context: BrowserContext,
                       on_request: Callable[[], None] | None = None) -> None:
-        self._guard = RedirectGuard(context, self, on_request)
-        await context.route(re.compile(r".*"), self._on_route)
+        self._guard = PageGuard(context, self, on_request)
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)

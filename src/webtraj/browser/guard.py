@@ -1,16 +1,17 @@
-"""The allowlist's second line: a CDP `Fetch` interception on every page of an episode.
+"""The allowlist's request interception: a CDP `Fetch` session on every page of an episode.
 
-Playwright's routes see only the first request of a redirect chain (Playwright continues the
-later hops itself) and continue requests that have no frame, so a 302 from an allowed origin
-to another one would be followed. Chromium's `Fetch.requestPaused` reports every hop of a
-chain, each before it is sent; this guard fails the ones outside the allowlist (recorded with
-reason "redirect" when a redirect led there) so the other server receives nothing. It also
-turns prerendering off for the page (a prerender is a navigation nobody asked for).
+Chromium's `Fetch.requestPaused` reports every request of the page before it is sent: each
+hop of a redirect chain, and requests without a frame. (Playwright's routes see only the first
+request of a chain, continuing later hops themselves, so a 302 from an allowed origin to
+another one would be followed; a route and this guard together would also hold every request
+twice.) Requests outside the allowlist are failed and recorded, with reason "redirect" when a
+redirect led there, so the other server receives nothing. Prerendering is turned off for the
+page (a prerender is a navigation nobody asked for).
 
 A page must be guarded before its first request: `guard(page)` is awaited for tabs webtraj
 opens; pages a site opens (popups) are guarded from the context's "page" event. A popup's
-first navigation may start before that; its redirect hops then meet the refusing proxy
-(refusal.py), which records them with reason "network".
+first requests may come before that; they meet the refusing proxy (refusal.py), which lets
+only the allowed origins through and records the rest with reason "network".
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 
 
-class RedirectGuard:
+class PageGuard:
     """Per context: one CDP session per page, each failing requests the allowlist refuses."""
 
     def __init__(self, context: BrowserContext, allowlist: OriginAllowlist,

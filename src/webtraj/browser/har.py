@@ -20,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webtraj import __version__
 from webtraj.model.jsonfile import read_journal
+from webtraj.model.redact import Redactor
 
 
 def _pairs(headers: dict[str, str]) -> list[dict[str, str]]:
@@ -33,12 +34,14 @@ class HarFallback:
     def __init__(self, journal: Path | None = None) -> None:
         self.entries: list[dict[str, Any]] = []
         self.journal = journal
+        # The journal may outlive a killed run: it never holds a credential in clear.
+        self._redactor = Redactor() if journal is not None else None
 
     def _add(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
-        if self.journal is not None:
+        if self.journal is not None and self._redactor is not None:
             with open(self.journal, "ab") as f:
-                f.write(json.dumps(entry).encode() + b"\n")
+                f.write(json.dumps(self._redactor.data(entry)).encode() + b"\n")
 
     def attach(self, context: BrowserContext) -> None:
         context.on("requestfinished", self._finished)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import functools
 import os
 import random
 import socket
@@ -16,7 +15,6 @@ from contextlib import closing
 
 import uvicorn
 
-from webtraj.model.lifetime import die_with_parent
 from webtraj.sites.common.dates import resolve_today
 from webtraj.sites.inventory import build_inventory
 from webtraj.sites.registry import SITE_CLASSES, make_sites, site_urls
@@ -76,13 +74,12 @@ class SitesProcess:
                 else free_port_base(self.host))
             cmd = [sys.executable, "-m", "webtraj.sites", "--host", self.host,
                    "--port-base", str(self.port_base), "--today", self.today.isoformat(),
-                   "--seed", str(self.seed)]
+                   "--seed", str(self.seed),
+                   # The server dies with us, even when we are killed with SIGKILL.
+                   "--parent-pid", str(os.getpid())]
             env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-            # The server dies with us, even when we are killed with SIGKILL.
             self._proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE,
-                                          preexec_fn=functools.partial(die_with_parent,
-                                                                       os.getpid()))
+                                          stderr=subprocess.PIPE)
             if self._wait_ready():
                 self.urls = site_urls(self.host, self.port_base)
                 return self

@@ -193,11 +193,14 @@ _PROSE = [
 ]
 _SUBJECTS = ["The hotel", "Our basic room", "The bearer", "Each guest", "The key card",
              "A secret deal", "Your password reset", "The cookie banner", "This token offer",
-             "Authorization at check-in"]
+             "Authorization at check-in", "The session pass", "A signature cocktail",
+             "The bearer of good news", "Every secret beach", "The basic fare"]
 _PREDICATES = ["includes basic insurance", "is valid for 24 hours", "needs a key deposit",
                "comes with a free cookie", "requires authorization from the owner",
                "uses a secret handshake", "costs 3 tokens", "asks for a password twice",
-               "has basic amenities", "is held by the bearer"]
+               "has basic amenities", "is held by the bearer", "opens at 9:00 sharp",
+               "is free: no key, no code", "keeps your cookie preferences",
+               "is what the password hint says", "shows the token price = $4"]
 
 
 def prose_corpus() -> list[str]:
@@ -209,7 +212,7 @@ def prose_corpus() -> list[str]:
 
 def test_plain_prose_is_never_changed(tmp_path):
     corpus = prose_corpus()
-    assert len(corpus) >= 150
+    assert len(corpus) >= 250
     r = Redactor(["an-unrelated-secret-1234"], include_env=False)
     changed = [s for s in corpus if r.text(s) != s]
     assert changed == []

@@ -150,6 +150,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
         drop_journals(workdir)
     final = obs
     meta = {"blocked_requests": [b.model_dump(mode="json") for b in closed.blocked],
+            "refused_tunnels": [b.model_dump(mode="json") for b in closed.refused_tunnels],
             "dialogs": [d.model_dump(mode="json") for d in closed.dialogs]}
     return Trajectory(
         trajectory_id=spec.trajectory_id, task=task, agent=spec.agent, trial=spec.trial,

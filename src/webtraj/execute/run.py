@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -32,7 +33,6 @@ from webtraj.store import RunStore
 
 __all__ = ["EpisodeEvent", "RunConfig", "RunPlan", "execute_run"]
 
-SCRATCH = ".scratch"
 
 
 class EpisodeEvent(FrozenModel):
@@ -151,8 +151,11 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                        task_errors=tuple(task_errors), rescoring=len(unscored))
         if on_plan:
             on_plan(plan)
-        scratch = out / SCRATCH
-        scratch.mkdir(exist_ok=True)
+        # Workers' scratch lives outside the run: what the browser writes there (Playwright's
+        # HAR) is redacted only when the store takes it, and a killed run must leave nothing
+        # unredacted in its folder.
+        scratch = Path(tempfile.mkdtemp(prefix="webtraj-scratch-"))
+        stack.callback(shutil.rmtree, scratch, ignore_errors=True)
         worker = WorkerConfig(agent=config.agent, llm=config.llm, no_cache=config.no_cache,
                               agent_options=config.agent_options,
                               env=EnvConfig(allowed_origins=config.allow_origins),
@@ -192,7 +195,6 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
         executor.run(specs, on_result, on_start)
         if stage is not None:
             stage.close()  # every score stored before the run's totals are written
-        shutil.rmtree(scratch, ignore_errors=True)
     timings = dict(store.info.timings)
     timings["last_session_s"] = round(time.monotonic() - started, 3)
     timings["total_s"] = round(timings.get("total_s", 0.0) + timings["last_session_s"], 3)

@@ -33,3 +33,18 @@ def test_report_of_a_folder_that_is_not_a_run(tmp_path: Path):
     result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2 and "not a webtraj run" in " ".join(result.output.split())
     assert "Traceback" not in result.output
+
+
+def test_eval_and_judges_compare_refresh_the_report(tmp_path: Path):
+    run = write_run(tmp_path / "alpha", alpha_items())
+    path = run / "report.html"
+    assert not path.exists()
+    result = CliRunner().invoke(app, ["eval", "--run", str(run), "--evaluator",
+                                      "constraints:judge=rule,steps=all"])
+    assert result.exit_code == 0, result.output
+    assert "constraints:rule" in path.read_text()
+    path.unlink()
+    # The rule judge against itself: judged (report refreshed), then nothing to compare.
+    result = CliRunner().invoke(app, ["judges", "compare", "--run", str(run), "--judges",
+                                      "rule", "--reference", "rule", "--rescore"])
+    assert "judged" in result.output and path.exists()

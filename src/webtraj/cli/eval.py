@@ -50,6 +50,7 @@ def rescore_run(
     from webtraj.evaluate.registry import check as check_evaluator
     from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.evaluate.spec import parse_evaluator_spec
+    from webtraj.report.html import write_report
     from webtraj.store import RunStore
 
     try:
@@ -68,6 +69,7 @@ def rescore_run(
             result = score_run(store, configs, envs, site=site,
                              on_done=lambda tid, scores: progress.advance(bar))
         usage = envs.llm.usage() if envs.llm is not None else None
+        write_report(store)  # the static report shows the new scores
     for c in result.corrupt:
         err_console.print(f"[red]skipped corrupt trajectory:[/] {esc(c.error)}", highlight=False)
     console.print(f"scored {result.trajectories} trajectories: {result.scores} scores, "

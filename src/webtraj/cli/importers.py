@@ -67,6 +67,10 @@ class _Session:
             self.add(item)
 
     def finish(self, as_json: bool, source_path: object = None) -> None:
+        from webtraj.report.html import write_report
+
+        if self.imported:
+            write_report(self.store)  # imported runs get their report like any other
         self.store.close()
         if not (self.imported or self.existing or self.log.errors):
             self.log.warn("nothing to import: no records found", file=str(source_path)

@@ -38,6 +38,7 @@ def compare(
     from webtraj.evaluate.agreement import compare as compare_pair
     from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.model import InputError
+    from webtraj.report.html import write_report
     from webtraj.store import RunStore
 
     names = [j.strip() for j in judges.split(",") if j.strip()]
@@ -63,6 +64,7 @@ def compare(
         per_traj = []
         for row in store.rows():
             per_traj.append({s.evaluator: s for s in store.scores(row.trajectory_id)})
+        write_report(store)  # the static report shows the judges' scores
     pairs = ([(j, reference) for j in names if j != reference] if reference else
              [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if not pairs:

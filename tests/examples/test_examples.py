@@ -55,7 +55,7 @@ def test_custom_agent_through_webtraj_run(tmp_path, executor):
 def test_custom_agent_options_are_checked(tmp_path):
     proc = _run_cli(tmp_path, "--suite", "miniwob", "--agent", "my_agent:QuotedClickAgent",
                     "--agent-option", "rol=button", "--out", str(tmp_path / "run"))
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error
     assert "unknown option 'rol'" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "run").exists()
 

@@ -80,7 +80,7 @@ def test_bad_agent_option_fails_before_any_browser(tmp_path):
     result = CliRunner().invoke(app, [
         "run", "--suite", "miniwob", "--agent", "mindact", "--agent-option", "top_k=lots",
         "--llm", "base_url=http://127.0.0.1:9/v1,model=x", "--out", str(out)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "option top_k" in result.output and "valid integer" in result.output
     assert not out.exists()
 
@@ -95,16 +95,16 @@ def test_options_file_and_evaluators_are_checked_before_any_browser(tmp_path):
     result = CliRunner().invoke(app, [
         "run", "--suite", "miniwob", "--agent", "llm", "--agent-options", str(opts),
         "--llm", llm, "--out", str(out)], env={"COLUMNS": "300"})
-    assert result.exit_code == 1 and "option few_shot" in result.output
+    assert result.exit_code == 2 and "option few_shot" in result.output
     # --agent-option wins over the file.
     opts.write_text("history_window: 3\n")
     result = CliRunner().invoke(app, [
         "run", "--suite", "miniwob", "--agent", "llm", "--agent-options", str(opts),
         "--agent-option", "history_window=-1", "--llm", llm, "--out", str(out)],
         env={"COLUMNS": "300"})
-    assert result.exit_code == 1 and "option history_window" in result.output
+    assert result.exit_code == 2 and "option history_window" in result.output
     result = CliRunner().invoke(app, [
         "run", "--suite", "miniwob", "--agent", "heuristic", "--evaluator",
         "no_such_pkg.judges:Judge", "--out", str(out)], env={"COLUMNS": "300"})
-    assert result.exit_code == 1 and "cannot import module 'no_such_pkg.judges'" in result.output
+    assert result.exit_code == 2 and "cannot import module 'no_such_pkg.judges'" in result.output
     assert not out.exists()

@@ -17,6 +17,7 @@ from typing import Any
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.scoring import score_trajectory
 from webtraj.model import RunInfo, Score, Trajectory
+from webtraj.model.redact import Redactor
 from webtraj.store.index import RunIndex
 from webtraj.store.run_store import INDEX_DB, CorruptTrajectory, RunStore
 
@@ -153,7 +154,7 @@ class ScoringStage:
     async def _score(self, trajectory: Trajectory, folder: Path) -> None:
         if self._limit is None:
             self._limit = asyncio.Semaphore(self._concurrency)
-            self._index = RunIndex(self.root / INDEX_DB)
+            self._index = RunIndex(self.root / INDEX_DB, Redactor())
         configs = self.configs
         if configs is not None:
             configs = [*trajectory.task.evaluators, *configs]

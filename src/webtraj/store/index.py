@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 
+from webtraj.model.redact import Redactor
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
 
@@ -107,8 +108,12 @@ def _where(filters: dict[str, object | None], prefix: str = "") -> tuple[str, li
 
 
 class RunIndex:
-    def __init__(self, path: str | Path) -> None:
+    """`redactor`: text columns (intent, answer, error, score reasons and bodies) are redacted
+    as they are written, like every file of the run."""
+
+    def __init__(self, path: str | Path, redactor: Redactor | None = None) -> None:
         self.path = Path(path)
+        self._redactor = redactor
         self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -122,8 +127,12 @@ class RunIndex:
         self.conn.close()
 
     # --- trajectories -------------------------------------------------------------------
+    def _text(self, value: str | None) -> str | None:
+        return value if value is None or self._redactor is None else self._redactor.text(value)
+
     def upsert_trajectory(self, traj: Trajectory) -> int:
         t = traj.task
+        text = self._text
         cur = self.conn.execute(
             "INSERT INTO trajectories (trajectory_id, task_id, site, difficulty, agent, trial, "
             "n_steps, error, termination, added_at, intent, answer) "
@@ -134,8 +143,9 @@ class RunIndex:
             "termination=excluded.termination, intent=excluded.intent, answer=excluded.answer "
             "RETURNING id",
             (traj.trajectory_id, t.task_id, t.site, t.difficulty and str(t.difficulty),
-             traj.agent, traj.trial, len(traj.steps), traj.error,
-             traj.termination and str(traj.termination), time.time(), t.intent, traj.answer),
+             traj.agent, traj.trial, len(traj.steps), text(traj.error),
+             traj.termination and str(traj.termination), time.time(), text(t.intent),
+             text(traj.answer)),
         )
         return cur.fetchone()[0]
 
@@ -197,9 +207,9 @@ class RunIndex:
                         scored)
                 else:
                     steps_json, s_sum, s_count = None, None, None
-                chunk.append((traj, score.evaluator, score.value, score.reason,
+                chunk.append((traj, score.evaluator, score.value, self._text(score.reason),
                               int(score.error), int(bool(score.constraints)), steps_json,
-                              s_sum, s_count, body, now))
+                              s_sum, s_count, self._text(body), now))
                 if len(chunk) >= _CHUNK:
                     conn.executemany(sql, chunk)
                     chunk.clear()

@@ -53,7 +53,7 @@ class RunStore:
         self.root = root
         self._info = info
         self.redactor = redactor
-        self.index = RunIndex(root / INDEX_DB)
+        self.index = RunIndex(root / INDEX_DB, redactor)
         self.corrupt: list[CorruptTrajectory] = []
 
     # --- opening ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from webtraj.cli import eval as eval_cli
 from webtraj.cli import importers, judges, llm, mind2web, runs, sites
 from webtraj.cli import run as run_cmd
 from webtraj.cli import tasks as tasks_cli
+from webtraj.cli import train as train_cli
 from webtraj.cli.common import console
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app.add_typer(importers.app, name="import")
 app.add_typer(tasks_cli.app, name="tasks")
 app.add_typer(curate_cli.app, name="curate")
 app.command("run")(run_cmd.run)
+app.command("train")(train_cli.train)
 
 
 def _version(value: bool) -> None:

@@ -21,7 +21,7 @@ def chat_texts(records: Iterable[dict]) -> list[str]:
     return [m["content"] for r in records for m in r["messages"]]
 
 
-def build_tiny_model(texts: Iterable[str], out: Path, *, vocab_size: int = 2_000,
+def build_tiny_model(texts: Iterable[str], out: Path, *, vocab_size: int = 4_000,
                      hidden_size: int = 64, layers: int = 2, heads: int = 4,
                      max_positions: int = 8_192, seed: int = 0) -> Path:
     """Train the tokenizer on `texts`, build the model and save both under `out`."""
@@ -30,7 +30,11 @@ def build_tiny_model(texts: Iterable[str], out: Path, *, vocab_size: int = 2_000
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # Words are not split apart: merges may span a whole tree line, so the repetitive page
+    # text of the records takes few tokens (a short sequence keeps CPU training quick).
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split("\n", behavior="merged_with_previous"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size, special_tokens=[PAD, BOS, EOS, IM_START],

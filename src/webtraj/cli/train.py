@@ -1,0 +1,131 @@
+"""`webtraj train`: LoRA fine-tuning on curated chat data (seed 003's recipe as defaults)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from webtraj.cli.common import console, err_console, fail
+
+
+def train(
+    data: Path = typer.Option(..., "--data", help="Folder with train.jsonl [and "
+                              "validation.jsonl] (webtraj curate / mind2web export-sft)."),
+    base: str = typer.Option(..., "--base", help="Base model: a Hugging Face folder or id."),
+    out: Path = typer.Option(..., "--out", help="Output folder (checkpoints, adapter, "
+                             "merged, train_result.json)."),
+    epochs: float = typer.Option(3.0, "--epochs", min=0.01, help="Epochs (seed 003: silent)."),
+    lr: float = typer.Option(1e-4, "--lr", min=0, help="Learning rate (seed 003: 1e-4)."),
+    batch_size: int = typer.Option(16, "--batch-size", min=1,
+                                   help="Effective batch over all devices (seed 003: 16)."),
+    per_device_batch: int = typer.Option(1, "--per-device-batch", min=1,
+                                         help="Records per device per step."),
+    max_length: int = typer.Option(8192, "--max-length", min=16, help="Longest record in "
+                                   "tokens; longer ones are left out and reported."),
+    lora_r: int = typer.Option(16, "--lora-r", min=1, help="LoRA rank (seed 003: silent)."),
+    lora_alpha: int = typer.Option(32, "--lora-alpha", min=1),
+    lora_dropout: float = typer.Option(0.05, "--lora-dropout", min=0, max=0.99),
+    targets: str = typer.Option("q_proj,v_proj", "--targets", help="Comma-separated module "
+                                "names for LoRA, or all-linear (seed 003: q_proj,v_proj)."),
+    modules_to_save: str = typer.Option("", "--modules-to-save", help="Comma-separated "
+                                        "modules trained in full (e.g. lm_head)."),
+    scheduler: str = typer.Option("cosine", "--scheduler", help="cosine | linear | constant "
+                                  "| constant_with_warmup (seed 003: cosine)."),
+    warmup: float = typer.Option(0.03, "--warmup", min=0, max=0.99,
+                                 help="Warm-up share of the steps."),
+    seed: int = typer.Option(0, "--seed", help="Seed of initialisation and data order."),
+    few_shot: bool = typer.Option(True, "--few-shot/--no-few-shot", help="Put the llm "
+                                  "agent's worked example in each prompt, as the agent does "
+                                  "by default (keep it unless the agent runs without it)."),
+    merge: bool = typer.Option(False, "--merge", help="Also write merged weights to "
+                               "OUT/merged."),
+    no_resume: bool = typer.Option(False, "--no-resume", help="Start over even when OUT "
+                                   "has checkpoints."),
+    precision: str = typer.Option("auto", "--precision", help="auto | fp32 | bf16 | fp16."),
+    gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing",
+                                                help="Trade compute for memory."),
+) -> None:
+    """Fine-tune a base model with LoRA on curated data (TRL SFTTrainer + PEFT): loss on the
+    answers only, validation loss per epoch, a checkpoint per epoch (re-running resumes).
+    Multi-GPU: `accelerate launch -m webtraj.cli.app train ...`.
+
+    Example: webtraj train --data data/heur --base Qwen/Qwen2.5-7B-Instruct --out students/q7
+    """
+    try:
+        from webtraj.train.config import LoraSettings, TrainConfig
+        from webtraj.train.sft import train as run_train
+    except ImportError as exc:
+        raise fail(f"webtraj train needs the train extra: pip install 'webtraj[train]' "
+                   f"({escape(str(exc))})") from None
+    from pydantic import ValidationError
+
+    from webtraj.model.errors import InputError
+
+    try:
+        cfg = TrainConfig(
+            data=data, base=base, out=out, epochs=epochs, learning_rate=lr,
+            batch_size=batch_size, per_device_batch=per_device_batch, max_length=max_length,
+            lora=LoraSettings(r=lora_r, alpha=lora_alpha, dropout=lora_dropout,
+                              targets=tuple(t.strip() for t in targets.split(",") if t.strip()),
+                              modules_to_save=tuple(m.strip() for m in modules_to_save.split(",")
+                                                    if m.strip())),
+            scheduler=scheduler, warmup_ratio=warmup, seed=seed, few_shot=few_shot,
+            merge=merge, resume=not no_resume, precision=precision,
+            gradient_checkpointing=gradient_checkpointing)
+    except ValidationError as exc:
+        raise fail(escape(str(exc))) from None
+    try:
+        result = run_with_progress(cfg, run_train)
+    except InputError as exc:
+        raise fail(escape(str(exc))) from None
+    print_summary(result)
+
+
+def run_with_progress(cfg, run_train):  # noqa: ANN001, ANN201 - lazily imported types
+    from webtraj.train.config import LengthReport
+
+    def lengths(r: LengthReport) -> None:
+        if r.cut:
+            err_console.print(
+                f"[yellow]{r.split}: {r.cut} of {r.records} records are longer than "
+                f"{r.max_length} tokens (longest {r.longest}) and are left out; first lines: "
+                f"{', '.join(map(str, r.examples))}[/]", highlight=False)
+        elif r.records:
+            console.print(f"{r.split}: {r.records} records, longest {r.longest} tokens",
+                          highlight=False)
+
+    with Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),
+                  console=err_console, transient=True) as progress:
+        bar = progress.add_task("steps", total=None, loss="-")
+
+        def step(done: int, total: int, loss: float | None) -> None:
+            progress.update(bar, completed=done, total=total,
+                            loss="-" if loss is None else f"{loss:.4f}")
+
+        return run_train(cfg, progress=step, on_lengths=lengths)
+
+
+def print_summary(result) -> None:  # noqa: ANN001 - TrainResult
+    table = Table(title=f"Loss per epoch ({escape(str(result.out))})")
+    table.add_column("epoch", justify="right")
+    table.add_column("train loss", justify="right")
+    table.add_column("validation loss", justify="right")
+    for e in result.losses:
+        table.add_row(f"{e.epoch:g}", "-" if e.train_loss is None else f"{e.train_loss:.4f}",
+                      "-" if e.validation_loss is None else f"{e.validation_loss:.4f}")
+    console.print(table)
+    first = "-" if result.first_loss is None else f"{result.first_loss:.4f}"
+    last = "-" if result.final_loss is None else f"{result.final_loss:.4f}"
+    console.print(f"{result.steps} steps, {result.train_records} train / "
+                  f"{result.validation_records} validation records; loss {first} -> {last}; "
+                  f"{result.tokens_per_s:.0f} tokens/s"
+                  + (f"; resumed from {escape(result.resumed_from)}" if result.resumed_from
+                     else ""), highlight=False)
+    console.print(f"adapter: {escape(str(result.adapter))}"
+                  + (f"  merged: {escape(str(result.merged))}" if result.merged else ""),
+                  highlight=False)

@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from train_support import TINY_LORA
-
 from webtraj.train.config import LoraSettings, TrainConfig
 from webtraj.train.sft import train
 

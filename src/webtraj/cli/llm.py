@@ -239,7 +239,7 @@ def serve_local(
     endpoint (transformers generation, greedy unless temperature > 0), for the llm and
     mindact agents and the judges. For large models use vLLM (see README).
 
-    Example: webtraj llm serve-local --model Qwen/Qwen2.5-7B-Instruct --adapter students/q7/adapter --port 8000
+    Example: webtraj llm serve-local --model Qwen/Qwen2.5-7B-Instruct --adapter q7/adapter
     """
     from rich.markup import escape
 

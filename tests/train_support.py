@@ -52,3 +52,11 @@ def tiny_base(data: Path, out: Path) -> Path:
     return build_tiny_model(chat_texts(records(data)) + [EXAMPLE_USER, EXAMPLE_ASSISTANT], out)
 
 
+
+
+def probe_ids(tok, data: Path):
+    """The first training record, tokenized, as a batch of one."""
+    import torch
+
+    rec = orjson.loads((data / "train.jsonl").read_bytes().splitlines()[0])
+    return torch.tensor([tok.apply_chat_template(rec["messages"], tokenize=True)["input_ids"]])

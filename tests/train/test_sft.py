@@ -8,33 +8,7 @@ import orjson
 import pytest
 import torch
 
-from train_support import TINY_LORA
-from webtraj.train.config import LoraSettings, TrainConfig
-from webtraj.train.sft import train
-
-
-def _probe(tok, split_data) -> torch.Tensor:
-    rec = orjson.loads((split_data / "train.jsonl").read_bytes().splitlines()[0])
-    ids = tok.apply_chat_template(rec["messages"], tokenize=True)["input_ids"]
-    return torch.tensor([ids])
-
-
-@pytest.fixture(scope="module")
-def trained(split_data, base_model, tmp_path_factory):
-    out = tmp_path_factory.mktemp("student") / "out"
-    cfg = TrainConfig(data=split_data, base=str(base_model), out=out, epochs=2,
-                      batch_size=4, per_device_batch=4, learning_rate=1e-2, warmup_ratio=0,
-                      lora=LoraSettings(**TINY_LORA), merge=True)
-    seen = {}
-    steps = []
-
-    def keep(model, tok):
-        model.eval()
-        with torch.no_grad():
-            seen["logits"] = model(input_ids=_probe(tok, split_data)).logits.clone()
-
-    result = train(cfg, on_model=keep, progress=lambda d, t, loss: steps.append((d, t)))
-    return cfg, result, seen["logits"], steps
+from train_support import probe_ids
 
 
 def test_loss_falls_and_each_epoch_has_a_validation_loss(trained):
@@ -58,7 +32,7 @@ def test_adapter_and_merged_weights_reload_with_the_trained_logits(trained, base
 
     cfg, result, logits, _ = trained
     tok = AutoTokenizer.from_pretrained(result.adapter)
-    x = _probe(tok, split_data)
+    x = probe_ids(tok, split_data)
     base = AutoModelForCausalLM.from_pretrained(base_model).eval()
     with torch.no_grad():
         base_logits = base(input_ids=x).logits
@@ -72,12 +46,39 @@ def test_adapter_and_merged_weights_reload_with_the_trained_logits(trained, base
     assert not any("lora" in n for n, _ in merged.named_parameters())
 
 
-def test_resumes_from_the_last_checkpoint(trained):
+def test_cli_resumes_from_the_last_checkpoint_and_prints_the_loss_summary(trained):
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+
     cfg, first, _, _ = trained
-    again = train(cfg.model_copy(update={"epochs": 3, "merge": False}))
-    assert again.resumed_from is not None and again.resumed_from.endswith("checkpoint-4")
-    assert again.steps == 6
-    assert [e.epoch for e in again.losses] == [3.0]
+    args = ["train", "--data", str(cfg.data), "--base", cfg.base, "--out", str(cfg.out),
+            "--epochs", "3", "--batch-size", "4", "--per-device-batch", "4", "--lr", "1e-2",
+            "--warmup", "0", "--lora-dropout", "0", "--targets", "all-linear",
+            "--modules-to-save", "lm_head"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    again = orjson.loads((cfg.out / "train_result.json").read_bytes())
+    assert again["resumed_from"].endswith("checkpoint-4") and again["steps"] == 6
+    assert [e["epoch"] for e in again["losses"]] == [3.0]
+    assert "Loss per epoch" in res.output and "resumed from" in res.output
+    assert "train: 7 records" in res.output
+
+
+def test_cli_reports_bad_input_without_a_traceback(tmp_path, base_model):
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+
+    (tmp_path / "train.jsonl").write_text('{"messages": [{"role": "user"}]}\n')
+    res = CliRunner().invoke(app, ["train", "--data", str(tmp_path), "--base",
+                                   str(base_model), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 1
+    assert "train.jsonl: record 1: field 'messages'" in " ".join(res.output.split())
+    assert "Traceback" not in res.output
+    res = CliRunner().invoke(app, ["train", "--data", str(tmp_path / "none"), "--base",
+                                   str(base_model), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 1 and "no train.jsonl" in res.output
 
 
 def test_records_longer_than_max_length_are_left_out_and_reported(split_data, base_model,

@@ -33,6 +33,7 @@ app.add_typer(tasks_cli.app, name="tasks")
 app.add_typer(curate_cli.app, name="curate")
 app.command("run")(run_cmd.run)
 app.command("train")(train_cli.train)
+app.command("distill")(train_cli.distill)
 
 
 def _version(value: bool) -> None:

@@ -129,3 +129,76 @@ def print_summary(result) -> None:  # noqa: ANN001 - TrainResult
     console.print(f"adapter: {escape(str(result.adapter))}"
                   + (f"  merged: {escape(str(result.merged))}" if result.merged else ""),
                   highlight=False)
+
+
+def distill(
+    config: Path = typer.Argument(..., help="Recipe file (YAML or JSON), see "
+                                  "examples/distill.yaml."),
+    out: Path | None = typer.Option(None, "--out", help="Override the recipe's out folder."),
+    data: str | None = typer.Option(None, "--data", help="Override the data choice: "
+                                    "success | all | partial (seed 003 Table 2 rows)."),
+) -> None:
+    """Teacher rollouts -> evaluate -> curate -> train -> student rollouts on the same tasks
+    -> teacher vs student SR and CSR per site and difficulty, with data statistics.
+    Re-running the same recipe resumes where it stopped.
+
+    Example: webtraj distill examples/distill.yaml --data success --out runs/distill-success
+    """
+    try:
+        from webtraj.execute.distill import REPORT, run_distill
+        from webtraj.train.distill_config import load_distill_config
+    except ImportError as exc:
+        raise fail(f"webtraj distill needs the train extra: pip install 'webtraj[train]' "
+                   f"({escape(str(exc))})") from None
+    from webtraj.model.errors import InputError
+
+    try:
+        cfg = load_distill_config(config, out=str(out) if out else None, data=data)
+    except InputError as exc:
+        raise fail(escape(str(exc))) from None
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as progress:
+        bar = progress.add_task("starting", total=None)
+
+        def stage(name: str) -> None:
+            progress.update(bar, description=name, completed=0, total=None)
+
+        def step(done: int, total: int, loss: float | None) -> None:
+            progress.update(bar, completed=done, total=total)
+
+        try:
+            report = run_distill(cfg, on_stage=stage, train_progress=step)
+        except (InputError, ValueError) as exc:
+            raise fail(escape(str(exc))) from None
+    print_summary(report.train)
+    print_data_stats(report.data)
+    console.print(comparison_table(report.comparison))
+    console.print(f"report: {escape(str(cfg.out / REPORT))}", highlight=False)
+
+
+def print_data_stats(stats) -> None:  # noqa: ANN001 - DataStats
+    table = Table(title=f"Training data ({escape(stats.choice)})")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    table.add_row("teacher trajectories", str(stats.trajectories))
+    table.add_row("fully successful (final CSR = 1)", str(stats.successful_trajectories))
+    table.add_row("trajectories used", str(stats.used_trajectories))
+    for split, n in stats.records.items():
+        table.add_row(f"{escape(split)} records", str(n))
+    console.print(table)
+
+
+def comparison_table(cmp) -> Table:  # noqa: ANN001 - Comparison
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{100 * v:.1f}"
+
+    table = Table(title=f"Teacher vs student ({escape(cmp.evaluator)})")
+    for col in ("site", "difficulty", "episodes T/S", "SR % teacher", "SR % student",
+                "CSR % teacher", "CSR % student", "errors T/S"):
+        table.add_column(col, justify="left" if col in ("site", "difficulty") else "right")
+    for r in cmp.rows:
+        t, s = r.teacher, r.student
+        table.add_row(escape(r.site), escape(r.difficulty), f"{t.episodes}/{s.episodes}",
+                      pct(t.sr), pct(s.sr), pct(t.csr), pct(s.csr), f"{t.errors}/{s.errors}",
+                      style="bold" if r.site == "all" else None)
+    return table

@@ -28,10 +28,9 @@ class LoraSettings(FrozenModel):
     modules_to_save: tuple[str, ...] = ()
 
 
-class TrainConfig(FrozenModel):
-    data: Path
-    base: str
-    out: Path
+class TrainSettings(FrozenModel):
+    """How to train, whatever the data and the base model (the distill recipe's `train`)."""
+
     lora: LoraSettings = LoraSettings()
     learning_rate: float = Field(default=1e-4, gt=0)  # seed 003
     scheduler: Literal["cosine", "linear", "constant", "constant_with_warmup"] = "cosine"
@@ -50,7 +49,12 @@ class TrainConfig(FrozenModel):
     save_total_limit: int = Field(default=2, ge=1)
     gradient_checkpointing: bool = False
     precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
-    progress: bool = True
+
+
+class TrainConfig(TrainSettings):
+    data: Path
+    base: str
+    out: Path
 
 
 class EpochLoss(FrozenModel):

@@ -202,3 +202,40 @@ def comparison_table(cmp) -> Table:  # noqa: ANN001 - Comparison
                       pct(t.sr), pct(s.sr), pct(t.csr), pct(s.csr), f"{t.errors}/{s.errors}",
                       style="bold" if r.site == "all" else None)
     return table
+
+
+def export_sft(
+    data: str = typer.Option(..., "--data", help="A Mind2Web file (.json, .jsonl, .parquet), "
+                             "a folder of them, or hub:SPLIT."),
+    out: Path = typer.Option(..., "--out", help="Folder for train.jsonl / validation.jsonl."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the candidate shuffle and the split."),
+    top_k: int = typer.Option(50, "--top-k", min=1, help="Candidates per step (by rank)."),
+    neg_groups: int = typer.Option(1, "--neg-groups", min=0, help="'None of the above' "
+                                   "questions per step."),
+    val_fraction: float = typer.Option(0.0, "--val-fraction", min=0.0, max=0.99,
+                                       help="Share of tasks in validation."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
+) -> None:
+    """Write MindAct's multiple-choice action prediction data (seed 004) in chat form, for
+    `webtraj train`; the trained model then serves `webtraj mind2web predict` through
+    `webtraj llm serve-local`.
+
+    Example: webtraj mind2web export-sft --data data/train --out data/m2w-sft --val-fraction 0.05
+    """
+    from webtraj.train.mind2web_sft import export_sft as run_export
+
+    try:
+        stats, issues = run_export(data, out, seed=seed, top_k=top_k, neg_groups=neg_groups,
+                                   val_fraction=val_fraction, limit=limit)
+    except (FileNotFoundError, ValueError) as exc:
+        raise fail(escape(str(exc))) from None
+    console.print(f"{stats.steps} steps -> {stats.records.get('train', 0)} train / "
+                  f"{stats.records.get('validation', 0)} validation records "
+                  f"({stats.positive_groups} with the target, {stats.none_groups} 'none of "
+                  f"the above'); skipped {stats.skipped_unparseable} unparseable pages, "
+                  f"{stats.skipped_no_positive} steps without their target; wrote "
+                  f"{escape(str(out))}", highlight=False)
+    if len(issues):
+        err_console.print(f"[yellow]{len(issues)} input problem(s)[/]")
+        for issue in list(issues)[:10]:
+            err_console.print(f"  {issue}", highlight=False, markup=False)

@@ -60,6 +60,8 @@ def test_cli_resumes_from_the_last_checkpoint_and_prints_the_loss_summary(traine
     assert res.exit_code == 0, res.output
     again = orjson.loads((cfg.out / "train_result.json").read_bytes())
     assert again["resumed_from"].endswith("checkpoint-4") and again["steps"] == 6
+    # The speed counts this session's tokens only: one epoch of the two trained before.
+    assert again["trained_tokens"] * 2 == first.trained_tokens
     assert [e["epoch"] for e in again["losses"]] == [3.0]
     assert "Loss per epoch" in res.output and "resumed from" in res.output
     assert "train: 7 records" in res.output

@@ -188,8 +188,9 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         merged = merge_adapter(cfg.base, adapter, cfg.out / MERGED)
     peak = (torch.cuda.max_memory_allocated() / 2**20 if torch.cuda.is_available()
             else _peak_rss_mb())
-    epochs_run = out.metrics.get("epoch", cfg.epochs)
-    trained = int(token_total * (epochs_run if resume is None else cfg.epochs))
+    # Tokens trained in this session: from the resumed checkpoint's epoch to the end.
+    trained = int(token_total * max(0.0, float(out.metrics.get("epoch", cfg.epochs))
+                                    - _checkpoint_epoch(resume)))
     result = TrainResult(
         out=cfg.out, adapter=adapter, merged=merged, base=cfg.base,
         steps=out.global_step, epochs=cfg.epochs, train_records=len(splits["train"]),
@@ -203,6 +204,15 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
 
         write_bytes_atomic(cfg.out / RESULT, result.model_dump_json(indent=2).encode())
     return result
+
+
+def _checkpoint_epoch(checkpoint: str | None) -> float:
+    if checkpoint is None:
+        return 0.0
+    import orjson
+
+    state = orjson.loads((Path(checkpoint) / "trainer_state.json").read_bytes())
+    return float(state.get("epoch") or 0.0)
 
 
 def _peak_rss_mb() -> float | None:

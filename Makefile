@@ -32,6 +32,7 @@ chromium:
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check src tests benchmarks setup.py
+	$(VENV)/bin/lint-imports
 
 test: $(VENV)/.installed-test chromium lint
 	$(VENV)/bin/pytest -q

@@ -142,11 +142,12 @@ def generate(root: Path, n_traj: int, mean_steps: float, tree_bytes: int, seed: 
             met = _curve(rng, n_steps + 1, n_c)
             names = NAMES[:n_c]
             values = [None if m is None else len(m) / n_c for m in met]
-            matching = [{n: (None if m is None else n in m) for n in names} for m in met]
+            checks = [[{"name": n, "matching": None if m is None else n in m} for n in names]
+                      for m in met]
             final = values[-1]
             body = {"evaluator": "constraints:rule", "value": final,
                     "reason": None if final is not None else "judge could not decide",
-                    "details": {"step_matching": matching}}
+                    "step_checks": checks}
             body = {k2: v for k2, v in body.items() if v is not None}
             score_rows.append((k + 1, "constraints:rule", final, body.get("reason"), 0, 0,
                                orjson.dumps(values).decode(), None, None,

@@ -11,6 +11,11 @@
 
 (c) episodes per minute of `webtraj run` (replay agent, sandbox sites) with 1 and 2 workers:
     target >= 1.7x.
+(e) scoring beside the rollout: episodes per minute (replay, 2 workers) with a constraint LLM
+    judge whose model answers after 200 ms (scripted server on loopback) against no judge:
+    target >= 0.9x.
+(d) persisting each step as it is taken (the step journal: the Step as JSON, appended to the
+    episode's scratch folder): its cost per real step against the step itself, target <= 5%.
 
 Parts are registered in PARTS; a part takes the shared Bench (browser + loopback site) and
 returns its figures as a dict.
@@ -197,7 +202,7 @@ C_TASKS = tuple(f"booking.{site}.{i:02d}" for site in ("hotels", "rentals", "fli
                                                           "transit", "cars") for i in (2, 10, 18))
 
 
-def _episodes_per_minute(workers: int, out: str) -> tuple[float, float]:
+def _episodes_per_minute(workers: int, out: str, **settings: object) -> tuple[float, float]:
     """Replay on the sandbox suite through `execute_run`: (steady-state episodes/minute
     between the first and the last finished episode, overall episodes/minute including
     worker and browser start-up)."""
@@ -206,7 +211,7 @@ def _episodes_per_minute(workers: int, out: str) -> tuple[float, float]:
     done: list[float] = []
     t0 = time.perf_counter()
     config = RunConfig(suite="booking", agent="replay", today="2026-01-15", workers=workers,
-                       task_ids=C_TASKS)
+                       task_ids=C_TASKS, **settings)
     with execute_run(config, out, on_episode=lambda ev: done.append(time.perf_counter())):
         pass
     total = time.perf_counter() - t0
@@ -230,10 +235,79 @@ async def part_c(bench: Bench) -> dict[str, float]:
     return {"c_epm_1": one[0], "c_epm_2": two[0], "c_ratio": ratio}
 
 
+async def part_d(bench: Bench) -> dict[str, float]:
+    """The step journal's cost on real steps of the 1,000-element page: target <= 5%."""
+    import tempfile
+    from pathlib import Path
+
+    from webtraj.execute.episode import StepJournal
+    from webtraj.model import Step
+
+    env = BrowserEnv(bench.browser, bench.config)
+    steps, writes = [], []
+    try:
+        obs = await env.reset(bench.url)
+        go = re.search(r"^\[(\d+)\] \[button\] \[Go\]", obs.axtree, re.MULTILINE)
+        assert go, "no Go button in the tree"
+        click = Action(kind=ActionKind.CLICK, element_id=go.group(1))
+        with tempfile.TemporaryDirectory() as tmp:
+            journal = StepJournal(Path(tmp))
+            observation = obs.to_observation(screenshot="step-000.png")
+            for t in range(bench.repeats):
+                t0 = time.perf_counter()
+                result = await env.step(click)
+                steps.append(time.perf_counter() - t0)
+                step = Step(index=t, observation=observation, action=click,
+                            reasoning="benchmark", duration_s=steps[-1])
+                t0 = time.perf_counter()
+                journal.append(step)
+                writes.append(time.perf_counter() - t0)
+                observation = result.observation.to_observation(
+                    screenshot=f"step-{t + 1:03d}.png")
+    finally:
+        await env.close()
+    sm, wm = _ms(steps)["median"], _ms(writes)["median"]
+    share = wm / sm
+    print(f"(d) step journal, {bench.repeats} real steps ({len(observation.axtree):,} chars of "
+          "tree each)")
+    print(f"    step median {sm:.1f} ms; journal append median {wm:.2f} ms = "
+          f"{share * 100:.2f}% of a step (target <= 5%: {'PASS' if share <= 0.05 else 'FAIL'})")
+    return {"d_step_median_ms": sm, "d_journal_median_ms": wm, "d_share": share}
+
+
+async def part_e(bench: Bench) -> dict[str, float]:
+    """Episodes per minute with a 200 ms LLM judge scoring every episode vs no extra judge,
+    alternated (no judge, judge, no judge, judge): target >= 0.9x."""
+    import tempfile
+
+    from webtraj.testing import ScriptedLLMServer
+
+    judge = {"evaluator": "constraints", "judge": "llm", "steps": "all"}
+    runs: dict[str, list[float]] = {"plain": [], "judge": []}
+    with ScriptedLLMServer(default='{"constraints": []}', delay=0.2) as server, \
+            tempfile.TemporaryDirectory() as tmp:
+        spec = f"base_url={server.base_url},model=scripted"
+        for i, kind in enumerate(("plain", "judge") * 2):
+            extra = {"evaluators": (judge,), "llm": spec, "no_cache": True} if kind == "judge" \
+                else {}
+            steady, _ = await asyncio.to_thread(_episodes_per_minute, 2, f"{tmp}/{i}", **extra)
+            runs[kind].append(steady)
+        calls = server.request_count
+    plain, judged = statistics.median(runs["plain"]), statistics.median(runs["judge"])
+    ratio = judged / plain
+    print(f"(e) {len(C_TASKS)} replay episodes, 2 workers, alternated x2; judge model 200 ms "
+          f"per call ({calls} calls)")
+    print(f"    no extra judge: {plain:6.1f} episodes/min;  with the LLM judge: {judged:6.1f}")
+    print(f"    ratio {ratio:.2f}x (target >= 0.9x: {'PASS' if ratio >= 0.9 else 'FAIL'})")
+    return {"e_epm_plain": plain, "e_epm_judge": judged, "e_ratio": ratio}
+
+
 PARTS: dict[str, Callable[[Bench], Awaitable[dict[str, float]]]] = {
     "a": part_a,
     "b": part_b,
     "c": part_c,
+    "d": part_d,
+    "e": part_e,
 }
 
 

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from webtraj.model import Observation, RunInfo, Score, Step, Task, Trajectory
-from webtraj.store import Redactor, RunStore
+from webtraj.model.redact import Redactor
+from webtraj.store import RunStore
 
 N_STEP_SCORES = 1_000_000
 STEPS_PER_SCORE = 10

@@ -127,6 +127,19 @@ def big_page(rows: int = 100) -> str:
                  f"<p id=out>ready</p><table>{body}</table>")
 
 
+def hints_page(port: int) -> str:
+    """Speculative-connection hints towards another loopback port (which must see nothing)."""
+    other = f"127.0.0.1:{port}"
+    return _page("Hints", f"<h1>Hints</h1><a href='http://{other}/next'>Next</a>", head=(
+        f'<link rel="preconnect" href="http://{other}">'
+        f'<link rel="preconnect" href="http://{other}" crossorigin>'
+        f'<link rel="dns-prefetch" href="//{other}">'
+        f'<link rel="prefetch" href="http://{other}/prefetched">'
+        '<script type="speculationrules">{"prefetch": [{"source": "list", "urls": '
+        f'["http://{other}/speculated"]}}], "prerender": [{{"source": "list", "urls": '
+        f'["http://{other}/prerendered"]}}]}}</script>'))
+
+
 PAGES = {
     "/form": FORM, "/other": OTHER, "/combobox": COMBOBOX, "/autocomplete": AUTOCOMPLETE, "/iframe": IFRAME, "/inner": INNER,
     "/popup": POPUP, "/dialogs": DIALOGS, "/slow": SLOW, "/external": EXTERNAL,
@@ -152,6 +165,13 @@ class SiteServer:
                     q = parse_qs(parts.query)
                     text = ", ".join(f"{k}={v[0]}" for k, v in sorted(q.items()))
                     self._send(_page("Results", f"<h1>Results</h1><p>{text}</p>"))
+                elif parts.path == "/redirect":  # 302 to ?to=, wherever that is
+                    self.send_response(302)
+                    self.send_header("Location", parse_qs(parts.query)["to"][0])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif parts.path == "/hints":  # resource hints to 127.0.0.1:?port=
+                    self._send(hints_page(int(parse_qs(parts.query)["port"][0])))
                 elif parts.path == "/api/slow":
                     time.sleep(0.3)
                     self._send("slow data arrived", "text/plain")

@@ -3,7 +3,10 @@ allowlist (other origins, file:// and outside `goto` blocked before the network,
 
 import asyncio
 import json
+import socket
+import threading
 import time
+from urllib.parse import quote
 
 import pytest
 from test_observe import line_id
@@ -140,3 +143,102 @@ async def test_websocket_to_another_origin_is_blocked(make_env, site):
     assert outcome.startswith("closed")
     assert [(b.url, b.resource_type) for b in env.blocked] == [
         ("ws://203.0.113.7:9/feed", "websocket")]
+
+
+def redirect_to(site, target: str) -> str:
+    return site.url("/redirect?to=" + quote(target, safe=""))
+
+
+async def test_redirect_to_another_origin_is_blocked_and_recorded(make_env, site, other_site):
+    """A 302 from the allowed origin to another one (directly, or after an allowed hop) is a
+    request like any other: refused before it is sent, recorded, never observed."""
+    other_site.hits.clear()
+    env = make_env()
+    await env.reset(site.url("/form"))
+    direct = redirect_to(site, other_site.url("/other"))
+    chained = redirect_to(site, redirect_to(site, other_site.url("/other?hop=2")))
+    for url in (direct, chained):
+        r = await env.step(parse_action(f"goto [{url}]"))
+        assert "Other page" not in r.observation.title
+        assert not r.observation.url.startswith(other_site.origin)
+    page = await env.tabs.current()
+    await page.goto(site.url("/form"))
+    status = await page.evaluate(
+        "(u) => fetch(u).then(r => 'fetched ' + r.status, e => 'failed')",
+        redirect_to(site, other_site.url("/other?by=fetch")))
+    assert status == "failed"
+    await page.evaluate("""(u) => new Promise(done => { const img = new Image();
+        img.onload = img.onerror = () => done(); img.src = u; })""",
+                        redirect_to(site, other_site.url("/pixel.png")))
+    result = await env.close()
+    assert sum(other_site.hits.values()) == 0  # the other server received nothing
+    # Navigations say "redirect"; Chromium reports a fetch's redirect hop as a new request.
+    assert [(b.url, b.reason) for b in result.blocked] == [
+        (other_site.url("/other"), "redirect"), (other_site.url("/other?hop=2"), "redirect"),
+        (other_site.url("/other?by=fetch"), "origin"), (other_site.url("/pixel.png"), "redirect")]
+
+
+async def test_popup_redirect_to_another_origin_is_blocked(make_env, site, other_site):
+    """A popup's first navigation starts before its page can be guarded: its redirect hop is
+    refused at the network level (the allowlist's proxy) and recorded."""
+    other_site.hits.clear()
+    env = make_env()
+    await env.reset(site.url("/form"))
+    page = await env.tabs.current()
+    async with page.context.expect_page() as opened:
+        await page.evaluate("(u) => window.open(u)", redirect_to(site, other_site.url("/other")))
+    popup = await opened.value
+    await popup.wait_for_load_state()
+    assert await popup.title() != "Other page"
+    assert "blocked by the webtraj origin allowlist" in await popup.content()
+    result = await env.close()
+    assert sum(other_site.hits.values()) == 0
+    blocked = [(b.url, b.reason) for b in result.blocked]
+    assert blocked[0] == (other_site.url("/other"), "network")
+    assert all(url.startswith(other_site.origin) for url, _ in blocked)  # (+ its favicon)
+
+
+async def test_allowed_redirect_is_followed(make_env, site, other_site):
+    env = make_env(allowed_origins=(site.origin, other_site.origin))
+    await env.reset(site.url("/form"))
+    r = await env.step(parse_action(f"goto [{redirect_to(site, other_site.url('/other'))}]"))
+    assert r.error is None and r.observation.title == "Other page"
+    assert env.blocked == []
+
+
+async def test_resource_hints_open_no_connection_to_a_blocked_origin(make_env, site):
+    """preconnect / dns-prefetch / prefetch and speculation rules (prefetch, prerender: these
+    never pass through request interception) towards another port: a raw listener there must
+    not see a single connection; the speculative requests are recorded."""
+    accepted: list[str] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            accepted.append("connection")
+            conn.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        env = make_env()
+        obs = await env.reset(site.url(f"/hints?port={port}"))
+        page = await env.tabs.current()
+        await page.hover(f"a[href='http://127.0.0.1:{port}/next']")  # hover-preconnect
+        await page.wait_for_timeout(1500)  # time for any speculative connection to show
+        assert "[heading] [Hints]" in obs.axtree
+        blocked = {(b.url, b.reason) for b in (await env.close()).blocked}
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+    assert accepted == []
+    assert (f"http://127.0.0.1:{port}/speculated", "network") in blocked
+    assert (f"http://127.0.0.1:{port}/prefetched", "origin") in blocked

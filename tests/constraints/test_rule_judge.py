@@ -1,8 +1,8 @@
 import pytest
 
 from webtraj.evaluate.constraints.rule_judge import RuleJudge
-from webtraj.evaluate.constraints.values import location_matches, parse_date, values_match
 from webtraj.model import Constraint, Observation, Task
+from webtraj.model.constraint_values import location_matches, parse_date, values_match
 
 
 def _task(*constraints):

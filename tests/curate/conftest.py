@@ -85,9 +85,8 @@ def matching_rows(task: Task, met_per_obs: Sequence[Sequence[str] | None]) -> li
     return rows
 
 
-def write_run(root: Path, items: Sequence[tuple[Trajectory, Sequence[Score]]],
-              config: dict | None = None) -> Path:
-    with RunStore.create(root, RunInfo(name=root.name, config=config or {})) as store:
+def write_run(root: Path, items: Sequence[tuple[Trajectory, Sequence[Score]]]) -> Path:
+    with RunStore.create(root, RunInfo(name=root.name)) as store:
         for traj, scores in items:
             store.add_trajectory(traj)
             if scores:

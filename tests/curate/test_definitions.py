@@ -138,8 +138,7 @@ def test_drop_reasons_for_bad_input():
     traj = make_traj(task, 2)
     n = len(traj.observations)
     assert curate_trajectory(traj, curve_from_score(None, n)).reason is DropReason.NO_SCORE
-    zero = make_score(task, matching_rows(task, [[], [], []]))
-    assert _curate(traj, zero.details["step_matching"]).reason is DropReason.ZERO_CSR
+    assert _curate(traj, matching_rows(task, [[], [], []])).reason is DropReason.ZERO_CSR
     unscored = matching_rows(task, [None, None, None])
     assert _curate(traj, unscored).reason is DropReason.ALL_UNSCORED
     start = matching_rows(task, [NAMES[:2], NAMES[:1], []])

@@ -45,7 +45,7 @@ def test_browser_use_end_to_end(tmp_path, bu_old, bu_new, bu_corrupt, png):
     shown = _show(run)
     assert shown["n_trajectories"] == 3 and shown["corrupt"] == []
     assert {r["agent"] for r in shown["trajectories"]} == {"browser-use"}
-    assert shown["info"]["config"] == {"imported_from": "browser-use"}
+    assert shown["info"]["source"] == "browser-use"
     folder = run / "trajectories" / "shoes__browser-use__t0"
     assert (folder / "step-001.png").read_bytes() == png(2)
     with RunStore.open(run) as store:

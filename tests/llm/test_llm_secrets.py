@@ -8,6 +8,7 @@ import pytest
 
 from webtraj.llm import LLMCallError, LLMClient, merge_run_usage
 from webtraj.model import RunInfo
+from webtraj.model.run import ModelInfo
 from webtraj.store.run_store import RunStore
 from webtraj.testing import Fault, ScriptedLLMServer
 
@@ -36,7 +37,7 @@ async def test_api_key_never_reaches_disk_or_logs(tmp_path, monkeypatch, caplog)
                     str(results), str(parsed)]
         with RunStore.create(tmp_path / "run", RunInfo(
                 name="secrets", command=f"webtraj evaluate --llm {spec_text}",
-                config={"llm": client.spec.describe()})) as store:
+                model=ModelInfo.model_validate(client.spec.describe()))) as store:
             store.update_info(usage=merge_run_usage(store.info.usage, client.usage()))
         client.cache.close()
 

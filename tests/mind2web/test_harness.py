@@ -92,8 +92,8 @@ def test_eval_runs_scores_groups_and_stores(tmp_path):
 
     with RunStore.open(tmp_path / "run") as store:
         assert len(store) == 4
-        assert store.info.config["summary"]["operation_match"]["scored"] == 3
-        assert "website" in store.info.config["grouped"]
+        assert store.info.results["summary"]["operation_match"]["scored"] == 3
+        assert "website" in store.info.results["grouped"]
         rows = {r.trajectory_id: r for r in store.rows()}
         tid = next(t for t in rows if t.startswith("case-00001"))
         scores = {sc.evaluator: sc for sc in store.scores(tid)}

@@ -75,7 +75,7 @@ def test_killed_worker_loses_only_its_episode(tmp_path, booking_tasks):
                 threading.Timer(1.5, os.kill, (pid, signal.SIGKILL)).start()
 
         executor = LocalExecutor(WorkerConfig(agent="replay", scratch=str(tmp_path)), 2)
-        executor.run(specs, lambda spec, traj: results.__setitem__(spec.trajectory_id, traj),
+        executor.run(specs, lambda spec, traj, _: results.__setitem__(spec.trajectory_id, traj),
                      on_start)
     assert set(results) == {s.trajectory_id for s in specs}
     assert results[victim].termination == "error"

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 from webtraj.agents.page import PageElement, parse_tree
 from webtraj.agents.protocol import AgentDecision
-from webtraj.evaluate.constraints.values import fold, location_matches, parse_date
 from webtraj.model.action import Action, ActionKind
+from webtraj.model.constraint_values import fold, location_matches, parse_date
 from webtraj.model.task import MADE_SELECTION, Constraint, ConstraintType, Task
 from webtraj.model.trajectory import Observation, Step
 

@@ -8,6 +8,7 @@ from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER, SYSTEM_PRO
 from webtraj.agents.protocol import AgentDecision
 from webtraj.llm import LLMClient, LLMError, assistant, system, trim_tree, user
 from webtraj.model.action import ActionParseError, parse_answer
+from webtraj.model.errors import InfrastructureError
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
 
@@ -37,6 +38,8 @@ class LLMAgent:
         try:
             completion = await self.client.chat(self.messages(task, observation, history))
         except LLMError as exc:
+            if isinstance(exc, InfrastructureError):
+                raise  # the endpoint is down: the episode is an error, not this agent's failure
             return AgentDecision(error=f"model call failed: {exc}")
         text = completion.text
         try:

@@ -13,11 +13,10 @@ from lxml import etree
 from webtraj.agents.mindact.predictors import llm_ask
 from webtraj.agents.mindact.tournament import run_tournament
 from webtraj.agents.page import parse_tree
-from webtraj.agents.prompting import action_text
 from webtraj.agents.protocol import AgentDecision
 from webtraj.formats.mind2web.records import Candidate, M2WStep, Operation
 from webtraj.llm import LLMClient
-from webtraj.model.action import Action, ActionKind
+from webtraj.model.action import Action, ActionKind, action_text
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
 from webtraj.rank import make_ranker

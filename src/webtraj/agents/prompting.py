@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webtraj.model.action import ACTION_PHRASE, Action
+from webtraj.model.action import ACTION_PHRASE, action_text
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
 
@@ -49,15 +49,6 @@ PREVIOUS ACTIONS:
 EXAMPLE_ASSISTANT = (
     "The origin is filled in. The destination field [5] is still empty, so I type Austin "
     f"there without submitting yet.\n{ACTION_PHRASE} ```type [5] [Austin] [0]```")
-
-
-def action_text(action: Action | None) -> str:
-    """An action as agents write it; a reference action by role and name has no id."""
-    if action is None:
-        return "(no valid action)"
-    if action.element_id or action.target is None:
-        return action.to_text()
-    return f"{action.kind.value} [{action.target.role} '{action.target.name}']"
 
 
 def history_lines(history: Sequence[Step], window: int) -> list[str]:

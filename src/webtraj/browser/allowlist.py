@@ -1,18 +1,23 @@
-"""Origin allowlist enforced by Playwright request interception.
+"""Origin allowlist enforced by Playwright request interception, backed by a CDP guard.
 
 Every request of the context (documents, scripts, XHR, popups, iframes) passes through one
 route handler, which aborts anything outside the allowed origins before the browser opens a
 connection, and records it. WebSockets get the same check through `route_web_socket`.
+Redirect hops and requests without a frame never reach a route: `RedirectGuard` (guard.py)
+checks those on every page. Whatever escapes both (speculative prefetches, a popup's redirect
+before its page is guarded) meets `RefusingProxy` (refusal.py) at the network level.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Route, WebSocketRoute
+from playwright.async_api import BrowserContext, Page, Route, WebSocketRoute
 
+from webtraj.browser.guard import RedirectGuard
 from webtraj.browser.records import BlockedRequest
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -40,6 +45,7 @@ class OriginAllowlist:
     def __init__(self, origins: tuple[str, ...] | list[str]) -> None:
         self.origins = frozenset(normalize_origin(o) for o in origins)
         self.blocked: list[BlockedRequest] = []
+        self._guard: RedirectGuard | None = None
 
     def verdict(self, url: str) -> str | None:
         """None when allowed, else the reason ("scheme" or "origin")."""
@@ -67,6 +73,11 @@ class OriginAllowlist:
                     resource_type=request.resource_type)
         await route.abort("blockedbyclient")
 
+    async def guard_page(self, page: Page) -> None:
+        """Put `page` under the redirect guard before it sends anything (see guard.py)."""
+        if self._guard is not None:
+            await self._guard.guard(page)
+
     async def _on_websocket(self, ws: WebSocketRoute) -> None:
         reason = self.verdict(ws.url)
         if reason is None:
@@ -75,6 +86,8 @@ class OriginAllowlist:
         self.record(ws.url, reason, resource_type="websocket")
         await ws.close(code=1008, reason="blocked by webtraj origin allowlist")
 
-    async def install(self, context: BrowserContext) -> None:
+    async def install(self, context: BrowserContext,
+                      on_request: Callable[[], None] | None = None) -> None:
+        self._guard = RedirectGuard(context, self, on_request)
         await context.route(re.compile(r".*"), self._on_route)
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)

@@ -35,7 +35,7 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
-from webtraj.browser.har import HarFallback
+from webtraj.browser.har import HarFallback, har_journal
 from webtraj.browser.observe import capture
 from webtraj.browser.records import (
     BlockedRequest,
@@ -43,6 +43,7 @@ from webtraj.browser.records import (
     EpisodeResult,
     StepResult,
 )
+from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import NetworkMonitor, settle
 from webtraj.browser.tabs import TabManager
 from webtraj.model.action import Action, ActionKind
@@ -61,6 +62,8 @@ class BrowserEnv:
         self.context: BrowserContext | None = None
         self.tabs: TabManager | None = None
         self.allowlist: OriginAllowlist | None = None
+        self._proxy: RefusingProxy | None = None
+        self._tunnels: list[BlockedRequest] = []
         self._runner: ActionRunner | None = None
         self._monitor = NetworkMonitor()
         self._har_fallback = HarFallback()
@@ -87,6 +90,8 @@ class BrowserEnv:
         # The start page's origin is always reachable; others only when named.
         origins = tuple(dict.fromkeys((normalize_origin(start_url), *cfg.allowed_origins)))
         self.allowlist = OriginAllowlist(origins)
+        # Whatever escapes request interception goes to a proxy that forwards nothing.
+        self._proxy = await RefusingProxy(self.allowlist).start()
         har: dict[str, object] = {}
         if cfg.har_path is not None:
             Path(cfg.har_path).parent.mkdir(parents=True, exist_ok=True)
@@ -95,16 +100,17 @@ class BrowserEnv:
         self.context = await self.browser.new_context(
             viewport={"width": cfg.viewport_width, "height": cfg.viewport_height},
             locale=cfg.locale, timezone_id=cfg.timezone_id, service_workers="block",
-            accept_downloads=False, **har)  # type: ignore[arg-type]
+            accept_downloads=False, proxy=self._proxy.playwright_proxy(),  # type: ignore[arg-type]
+            **har)  # type: ignore[arg-type]
         self.context.set_default_timeout(cfg.action_timeout_ms)
         self.context.set_default_navigation_timeout(cfg.navigation_timeout_ms)
-        await self.allowlist.install(self.context)
         self._monitor = NetworkMonitor()
+        await self.allowlist.install(self.context, on_request=self._monitor.touch)
         self._monitor.attach(self.context)
-        self._har_fallback = HarFallback()
         if cfg.har_path is not None:
+            self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)))
             self._har_fallback.attach(self.context)
-        self.tabs = TabManager(self.context, cfg.dialog_policy)
+        self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)
         self._steps = 0
         self._dialogs_seen = 0
@@ -161,9 +167,16 @@ class BrowserEnv:
         """Requests and gotos the allowlist stopped so far in this episode."""
         return list(self.allowlist.blocked) if self.allowlist else []
 
+    def _stop_proxy(self) -> None:
+        proxy, self._proxy = self._proxy, None
+        if proxy is not None:
+            proxy.stop()
+            self._tunnels = proxy.tunnels
+
     async def close(self) -> EpisodeResult:
         """Close the context (this writes the HAR). Safe to call twice."""
         if self.context is None:
+            self._stop_proxy()
             return self.result or EpisodeResult()
         context, self.context = self.context, None
         try:
@@ -171,6 +184,7 @@ class BrowserEnv:
         except PlaywrightError as exc:
             self._error = self._error or f"closing the browser context failed: {exc}"
         finally:  # even when cancelled: the trace and the guards' records must survive
+            self._stop_proxy()
             har = self.config.har_path
             if har is not None and self._har_fallback.write_if_missing(Path(har)):
                 self._error = self._error or "the browser died before the context closed; " \
@@ -178,6 +192,7 @@ class BrowserEnv:
             self.result = EpisodeResult(
                 har_path=str(har) if har is not None and Path(har).exists() else None,
                 blocked=tuple(self.allowlist.blocked) if self.allowlist else (),
+                refused_tunnels=tuple(self._tunnels),
                 dialogs=tuple(self.tabs.dialogs) if self.tabs else (),
                 steps=self._steps, error=self._error)
         self.tabs = None

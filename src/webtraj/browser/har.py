@@ -26,8 +26,18 @@ def _pairs(headers: dict[str, str]) -> list[dict[str, str]]:
 
 
 class HarFallback:
-    def __init__(self) -> None:
+    """Entries kept in memory and, with a `journal`, appended to it as they finish, so a worker
+    killed mid-episode still leaves the requests made so far (see `har_from_journal`)."""
+
+    def __init__(self, journal: Path | None = None) -> None:
         self.entries: list[dict[str, Any]] = []
+        self.journal = journal
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        self.entries.append(entry)
+        if self.journal is not None:
+            with open(self.journal, "ab") as f:
+                f.write(json.dumps(entry).encode() + b"\n")
 
     def attach(self, context: BrowserContext) -> None:
         context.on("requestfinished", self._finished)
@@ -67,22 +77,46 @@ class HarFallback:
                 "headers": _pairs(response.headers),
                 "content": {"size": -1, "mimeType": response.headers.get("content-type", "")},
             })
-        self.entries.append(entry)
+        self._add(entry)
 
     def _failed(self, request: Request) -> None:
         entry = self._entry(request)
         entry["response"]["_failureText"] = request.failure or "failed"
-        self.entries.append(entry)
+        self._add(entry)
 
     def write_if_missing(self, path: Path) -> bool:
         """Write the fallback HAR atomically unless Playwright already wrote one."""
-        if path.exists():
-            return False
-        log = {"log": {"version": "1.2",
-                       "creator": {"name": "webtraj (fallback: browser died)",
-                                   "version": __version__},
-                       "pages": [], "entries": self.entries}}
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(log, indent=1))
-        os.replace(tmp, path)
-        return True
+        return _write_har(path, self.entries, "browser died")
+
+
+def har_journal(har_path: Path) -> Path:
+    """Where the requests of the episode writing `har_path` are journaled as they finish."""
+    return har_path.with_name(har_path.name + ".journal")
+
+
+def har_from_journal(journal: Path, path: Path) -> bool:
+    """The HAR of an episode whose worker was killed: the entries it journaled so far (a line
+    cut by the kill is dropped). False when there is nothing to write."""
+    try:
+        lines = journal.read_bytes().splitlines()
+    except OSError:
+        return False
+    entries = []
+    for line in lines:
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            break
+    return _write_har(path, entries, "worker killed")
+
+
+def _write_har(path: Path, entries: list[dict[str, Any]], why: str) -> bool:
+    if path.exists():
+        return False
+    log = {"log": {"version": "1.2",
+                   "creator": {"name": f"webtraj (fallback: {why})", "version": __version__},
+                   "pages": [], "entries": entries}}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(log, indent=1))
+    os.replace(tmp, path)
+    return True

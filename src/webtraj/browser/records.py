@@ -15,7 +15,9 @@ class BlockedRequest(FrozenModel):
     url: str
     method: str = "GET"
     resource_type: str = ""
-    # "origin" (not in the allowlist), "scheme" (file://, ftp://, ...) or "goto".
+    # "origin" (not in the allowlist), "scheme" (file://, ftp://, ...), "goto", "redirect"
+    # (a redirect from an allowed page pointed there) or "network" (refused by the allowlist's
+    # proxy: a request that escaped interception, such as a speculative prefetch).
     reason: str
     time: float
 
@@ -72,6 +74,9 @@ class EpisodeResult(FrozenModel):
 
     har_path: str | None = None
     blocked: tuple[BlockedRequest, ...] = ()
+    # Tunnels (CONNECT host:port) the allowlist's proxy refused: no URL, and Chromium's own
+    # services (autofill, ...) open them too, so they are kept apart from the page's requests.
+    refused_tunnels: tuple[BlockedRequest, ...] = ()
     dialogs: tuple[DialogRecord, ...] = ()
     steps: int = 0
     error: str | None = None

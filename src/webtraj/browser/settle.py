@@ -30,6 +30,10 @@ class NetworkMonitor:
         self._inflight.add(request)
         self.last_activity = time.monotonic()
 
+    def touch(self) -> None:
+        """Network activity seen before Playwright reports its request (the allowlist guard)."""
+        self.last_activity = time.monotonic()
+
     def _ended(self, request: Request) -> None:
         self._inflight.discard(request)
         self.last_activity = time.monotonic()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from playwright.async_api import BrowserContext, Dialog, Page
@@ -15,8 +16,11 @@ from webtraj.model.trajectory import Tab
 
 
 class TabManager:
-    def __init__(self, context: BrowserContext, dialog_policy: Literal["accept", "dismiss"]):
+    def __init__(self, context: BrowserContext, dialog_policy: Literal["accept", "dismiss"],
+                 prepare: Callable[[Page], Awaitable[None]] | None = None):
         self.context = context
+        # Awaited on each tab webtraj opens before it is used (the allowlist's page guard).
+        self.prepare = prepare
         self.dialog_policy = dialog_policy
         self.pages: list[Page] = []
         self.active: Page | None = None
@@ -57,6 +61,8 @@ class TabManager:
 
     async def new_tab(self) -> Page:
         page = await self.context.new_page()
+        if self.prepare is not None:
+            await self.prepare(page)
         self._opened(page)
         self.active = page
         return page

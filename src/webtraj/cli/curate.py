@@ -35,6 +35,9 @@ def curate(
     val_fraction: float = typer.Option(0.1, "--val-fraction", min=0.0, max=0.99,
                                        help="Share of tasks in validation."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
+    ray_address: str = typer.Option(None, "--ray-address", help="Join this Ray cluster "
+                                    "(with --executor ray); chunks travel to its workers "
+                                    "through Ray, so they need not see the run's disk."),
     chunk_size: int = typer.Option(64, "--chunk-size", min=1,
                                    help="Trajectories per work unit."),
     no_rescore: bool = typer.Option(False, "--no-rescore", help="Do not compute missing "
@@ -76,11 +79,11 @@ def curate(
         raise fail("--relabel llm needs --llm base_url=...,model=...")
     try:
         with RunStore.open(run) as store:  # also indexes folders a crash left unindexed
-            config = dict(store.info.config)
+            info = store.info
             corrupt = len(store.corrupt)
     except InputError as exc:
         raise fail(str(exc)) from None
-    judge = judge or default_judge(config)
+    judge = judge or default_judge(info)
     for name in filter(None, (judge, second_judge)):
         if name not in JUDGES:
             raise fail(f"unknown judge {name!r}; choose from {', '.join(JUDGES)}")
@@ -95,9 +98,9 @@ def curate(
             if missing and name in ("llm", "vlm") and not llm:
                 raise fail(f"{len(missing)} trajectories have no per-step {name} scores and "
                            "the judge needs a model: pass --llm, or --no-rescore")
-            if missing and name == "oracle" and default_judge(config) != "oracle":
-                raise fail("the oracle judge needs a sandbox run (run.json config today "
-                           "and site_urls)")
+            if missing and name == "oracle" and default_judge(info) != "oracle":
+                raise fail("the oracle judge needs a sandbox run (run.json sandbox and "
+                           "site_urls)")
         with Progress(TextColumn("[bold]scoring missing curves"), BarColumn(),
                       MofNCompleteColumn(), TimeElapsedColumn(), console=err_console,
                       transient=True) as progress:
@@ -105,7 +108,8 @@ def curate(
             rescored = ensure_curves(run, settings, llm=llm, on_progress=lambda d, t: (
                 progress.update(bar, completed=d, total=t)))
     job = CurateRun(run=run, out=out, settings=settings, val_fraction=val_fraction,
-                    executor=executor, chunk_size=chunk_size, rescore=not no_rescore)
+                    executor=executor, chunk_size=chunk_size, rescore=not no_rescore,
+                    ray_address=ray_address)
     with Progress(TextColumn("[bold]curating"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
         bar = progress.add_task("chunks", total=None)

@@ -47,7 +47,8 @@ def rescore_run(
     if run is None:
         console.print(ctx.get_help())
         raise typer.Exit(2)
-    from webtraj.execute.rescore import eval_env_for_run, parse_evaluator_spec, rescore
+    from webtraj.evaluate.run_scoring import RunEnvironments, score_run
+    from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.store import RunStore
 
     try:
@@ -56,14 +57,14 @@ def rescore_run(
     except InputError as exc:
         raise fail(str(exc)) from None
     with store:
-        env = eval_env_for_run(store, llm=llm, no_cache=no_cache)
+        envs = RunEnvironments(store.info, llm=llm, no_cache=no_cache)
         progress = Progress(TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(),
                             TimeElapsedColumn(), console=err_console)
         with progress:
             bar = progress.add_task("scoring", total=len(store))
-            result = rescore(store, configs, env, site=site,
+            result = score_run(store, configs, envs, site=site,
                              on_done=lambda tid, scores: progress.advance(bar))
-        usage = env.extras["llm"].usage() if "llm" in env.extras else None
+        usage = envs.llm.usage() if envs.llm is not None else None
     for c in result.corrupt:
         err_console.print(f"[red]skipped corrupt trajectory:[/] {c.error}", highlight=False)
     console.print(f"scored {result.trajectories} trajectories: {result.scores} scores, "

@@ -36,7 +36,7 @@ class _Session:
         command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         try:
             self.store = RunStore.open_or_create(
-                out, RunInfo(name=out.name, command=command, config={"imported_from": source}))
+                out, RunInfo(name=out.name, command=command, source=source))
         except InputError as exc:
             raise fail(str(exc)) from None
         self.source = source
@@ -235,8 +235,7 @@ def webarena_verified(
     positions = {str(t.get("task_id")): i for i, t in enumerate(data) if isinstance(t, dict)}
     session = _Session(out, "webarena-verified", replace=replace)
     if urls is not None:
-        info = session.store.info
-        session.store.update_info(config={**info.config, "site_urls": urls})
+        session.store.update_info(site_urls=urls)
     folders = sorted((p for p in logs.iterdir() if p.is_dir()),
                      key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit()
                                     else 0, p.name))

@@ -36,8 +36,7 @@ def compare(
     Example: webtraj judges compare --run runs/demo/heuristic --judges rule,llm --reference oracle
     """
     from webtraj.evaluate.agreement import compare as compare_pair
-    from webtraj.execute.rescore import eval_env_for_run
-    from webtraj.execute.rescore import rescore as run_rescore
+    from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.model import InputError
     from webtraj.store import RunStore
 
@@ -48,7 +47,7 @@ def compare(
     except InputError as exc:
         raise fail(str(exc)) from None
     with store:
-        env = eval_env_for_run(store, llm=llm)
+        envs = RunEnvironments(store.info, llm=llm)
         for judge in everyone:
             evaluator = f"constraints:{judge}"
             have = {r.trajectory_id for r in store.rows()
@@ -56,7 +55,7 @@ def compare(
             if rescore or len(have) < len(store):
                 config = {"evaluator": "constraints", "judge": judge, "steps": steps}
                 try:
-                    done = run_rescore(store, [config], env)
+                    done = score_run(store, [config], envs)
                 except (InputError, ValueError) as exc:
                     raise fail(f"judge {judge}: {exc}") from None
                 console.print(f"judged {done.trajectories} trajectories with {judge} "

@@ -31,6 +31,9 @@ def run(
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM cache."),
     allow: list[str] = typer.Option(None, "--allow", help="Another origin the browser may "
                                     "reach (repeatable); each task's start origin always is."),
+    sandbox_host: str = typer.Option("127.0.0.1", "--sandbox-host", help="Address to serve "
+                                     "the sandbox sites on: one a Ray cluster's other machines "
+                                     "reach (default loopback: this machine only)."),
     out: Path = typer.Option(..., "--out", help="Run directory (re-run to resume)."),
 ) -> None:
     """Run an agent on tasks in a real browser, record, score and report.
@@ -48,7 +51,7 @@ def run(
             trials=trials, max_steps=max_steps, workers=workers, executor=executor,
             ray_address=ray_address, timeout_s=timeout, limit=limit, today=today, seed=seed,
             task_ids=tuple(t for t in (task_ids or "").split(",") if t), evaluate=not no_eval,
-            no_cache=no_cache, allow_origins=tuple(allow or ()))
+            no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host)
     except ValueError as exc:
         raise fail(str(exc)) from None
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),

@@ -51,16 +51,7 @@ def curve_from_score(score: Score | None, n_observations: int) -> CSRCurve | Cur
         return CurveProblem(reason="bad_score_shape",
                             detail=f"{len(values)} step values for {n_observations} "
                                    "observations")
-    matching = _matching(score.details.get("step_matching"), n_observations)
+    checks = score.step_checks
+    matching = (tuple({c.name: c.matching for c in row} for row in checks)
+                if checks is not None and len(checks) == n_observations else None)
     return CSRCurve(judge=score.evaluator, values=values, matching=matching)
-
-
-def _matching(raw: object, n: int) -> tuple[dict[str, bool | None], ...] | None:
-    if not isinstance(raw, list) or len(raw) != n:
-        return None
-    rows = []
-    for row in raw:
-        if not isinstance(row, dict):
-            return None
-        rows.append({str(k): (v if isinstance(v, bool) else None) for k, v in row.items()})
-    return tuple(rows)

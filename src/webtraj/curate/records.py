@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from webtraj.agents.page import parse_tree
-from webtraj.agents.prompting import SYSTEM_PROMPT, action_text, user_prompt
+from webtraj.agents.prompting import SYSTEM_PROMPT, user_prompt
 from webtraj.curate.instance import Instance, KeptStep
 from webtraj.llm.tokens import trim_tree
-from webtraj.model.action import ACTION_PHRASE, Action
+from webtraj.model.action import ACTION_PHRASE, Action, action_text
 from webtraj.model.trajectory import Observation, Step, Trajectory
 
 # The llm agent's defaults (webtraj.agents.llm_agent.LLMAgent), so records match its view.

@@ -95,16 +95,15 @@ class PairStats(BaseModel):
 
 def _add_steps(conf: Confusion, judge: Score, ref: Score) -> None:
     """Per-observation checks of two `steps=all` scores of the same trajectory."""
-    a, b = judge.details.get("step_matching"), ref.details.get("step_matching")
-    if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
+    a, b = judge.step_checks, ref.step_checks
+    if a is None or b is None or len(a) != len(b):
         return
     for ja, rb in zip(a, b, strict=True):
-        if not isinstance(ja, dict) or not isinstance(rb, dict):
-            continue
-        for name, jm in ja.items():
-            rm = rb.get(name)
-            if isinstance(jm, bool) and isinstance(rm, bool):
-                conf.add(jm, rm)
+        ref_at = {c.name: c.matching for c in rb}
+        for c in ja:
+            rm = ref_at.get(c.name)
+            if c.matching is not None and rm is not None:
+                conf.add(c.matching, rm)
 
 
 def compare(pairs: Iterable[Mapping[str, Score]], judge: str, reference: str) -> PairStats:

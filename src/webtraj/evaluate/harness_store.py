@@ -55,6 +55,6 @@ def store_eval(root: str | Path, result: Any, *, scorers: Sequence[str],
                     s = Score(evaluator=name, value=value, details=details)
                 pairs.append((traj.trajectory_id, s))
         store.add_scores(pairs)
-        store.update_info(config={**store.info.config, "summary": _json(summary),
-                                  "grouped": _json(grouped)})
+        store.update_info(results={**store.info.results, "summary": _json(summary),
+                                   "grouped": _json(grouped)})
     return Path(root)

@@ -19,14 +19,21 @@ from webtraj.model import Score, Trajectory
 
 @dataclass
 class EvalEnv:
-    """Run-wide settings evaluators may need (not per-task options).
+    """Run-wide things evaluators may need (not per-task options), built from the run record
+    (`webtraj.evaluate.run_scoring.RunEnvironments`).
 
-    `site_urls` maps site names or placeholders to base URLs (WebArena-Verified);
-    `extras` holds anything a later evaluator needs (an LLM client, a cache, an oracle).
+    `site_urls` maps site names or placeholders to base URLs (WebArena-Verified and the
+    sandbox); `oracle` reads sandbox pages (a `webtraj.sites.oracle.Oracle` for those URLs);
+    `llm` is the model client judges share (one concurrency limit for the whole run).
     """
 
     site_urls: Mapping[str, Any] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    # True when `site_urls` are the sites the run itself served (the sandbox): every request
+    # an agent made to them is at a known origin, so a trace with none there was made
+    # against other URLs and cannot be judged. Logs of other tools keep the reference rules.
+    served_sites: bool = False
+    oracle: Any = None
+    llm: Any = None
     # Per-run memo shared by evaluators (e.g. a parsed HAR reused by several evaluators).
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 

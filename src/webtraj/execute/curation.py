@@ -9,7 +9,6 @@ ever in memory."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,16 @@ from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
-from webtraj.store.reader import Loaded, load_chunk, missing_curves, trajectory_items
+from webtraj.model.run import RunInfo
+from webtraj.store.reader import (
+    Loaded,
+    RawChunk,
+    load_chunk,
+    missing_curves,
+    parse_chunk,
+    read_chunk,
+    trajectory_items,
+)
 
 Executor = Literal["local", "ray"]
 JUDGES = ("rule", "llm", "vlm", "oracle")
@@ -92,13 +100,26 @@ def _relabel_llm(settings: CurateSettings, pending: Sequence[tuple[Loaded, Selec
 
 
 def process_chunk(root: str, items: Sequence[tuple[str, str]], settings_json: str) -> ChunkOut:
-    """Curate one chunk: items are (trajectory_id, split), in output order."""
+    """Curate one chunk read from the run's folder: items are (trajectory_id, split), in
+    output order."""
     settings = CurateSettings.model_validate_json(settings_json)
+    return curate_chunk(load_chunk(Path(root), [tid for tid, _ in items], settings.evaluators()),
+                        items, settings)
+
+
+def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
+                      settings_json: str) -> ChunkOut:
+    """The same, on a chunk the driver read (a Ray worker need not see the run's disk)."""
+    return curate_chunk(parse_chunk(raw), items,
+                        CurateSettings.model_validate_json(settings_json))
+
+
+def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
+                 settings: CurateSettings) -> ChunkOut:
     stats = CurationStats(judge=settings.judge, second_judge=settings.second_judge,
                           relabel=settings.relabel, seed=settings.seed, val_fraction=0.0)
     first_ev, *rest = settings.evaluators()
     second_ev = rest[0] if rest else None
-    loaded = load_chunk(Path(root), [tid for tid, _ in items], settings.evaluators())
     split_of = dict(items)
     decided: list[tuple[Loaded, Selection | Drop]] = []
     out = ChunkOut()
@@ -174,19 +195,17 @@ def _append(lines: list[bytes], cols: dict[str, list[Any]], inst: Instance,
         cols["c_max"].append(inst.c_max)
 
 
-def default_judge(config: dict[str, Any]) -> str:
-    """The sandbox oracle when the run can rebuild it (it has `today` and `site_urls`),
-    else the rule judge."""
-    if isinstance(config.get("today"), str) and isinstance(config.get("site_urls"), dict):
-        return "oracle"
-    return "rule"
+def default_judge(info: RunInfo) -> str:
+    """The sandbox oracle when the run can rebuild it (a sandbox with its site URLs), else the
+    rule judge."""
+    return "oracle" if info.sandbox is not None and info.site_urls else "rule"
 
 
 def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = None,
                   on_progress: Callable[[int, int], None] | None = None) -> int:
     """Score with `steps=all` the trajectories that have no per-step curve for a judge.
     Returns how many trajectories were scored (once per judge)."""
-    from webtraj.execute.rescore import eval_env_for_run, rescore
+    from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.store import RunStore
 
     done = 0
@@ -198,10 +217,10 @@ def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = Non
             continue
         task_ids = sorted({task for _, task in missing})
         with RunStore.open(root) as store:
-            env = eval_env_for_run(store, llm=llm, no_cache=settings.no_cache)
+            envs = RunEnvironments(store.info, llm=llm, no_cache=settings.no_cache)
             config = [{"evaluator": "constraints", "judge": judge, "steps": "all"}]
             for i in range(0, len(task_ids), 400):
-                res = rescore(store, config, env, task_id=task_ids[i:i + 400])
+                res = score_run(store, config, envs, task_id=task_ids[i:i + 400])
                 done += res.trajectories
                 if on_progress:
                     on_progress(done, len(missing))
@@ -218,6 +237,7 @@ class CurateRun(BaseModel):
     chunk_size: int = 64
     rescore: bool = True
     num_cpus: int | None = None
+    ray_address: str | None = None
 
 
 @dataclass
@@ -256,7 +276,8 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
 
     try:
         if job.executor == "ray":
-            _run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus)
+            _run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
+                     job.ray_address)
         else:
             for i, chunk in enumerate(chunks):
                 take(process_chunk(str(root), chunk, settings_json))
@@ -270,24 +291,22 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
 
 
 def _run_ray(root: str, chunks: list, settings_json: str, take: Callable[[ChunkOut], None],
-             on_chunk: Callable[[int, int], None] | None, num_cpus: int | None) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("--executor ray needs the 'ray' extra: pip install 'webtraj[ray]'"
-                           ) from None
-    if not ray.is_initialized():
-        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-        ray.init(num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
-                 log_to_driver=False, ignore_reinit_error=True)
-    remote = ray.remote(num_cpus=1, max_retries=1)(process_chunk)
+             on_chunk: Callable[[int, int], None] | None, num_cpus: int | None,
+             address: str | None = None) -> None:
+    from webtraj.execute.ray_cluster import connect
+
+    ray = connect(address, num_cpus=num_cpus)
+    remote = ray.remote(num_cpus=1, max_retries=1)(process_raw_chunk)
+    evaluators = CurateSettings.model_validate_json(settings_json).evaluators()
     window = 2 * int(ray.available_resources().get("CPU", 1) or 1)
     submitted: dict[int, Any] = {}
     ready: dict[int, ChunkOut] = {}
     next_submit = next_write = 0
     while next_write < len(chunks):
         while next_submit < len(chunks) and len(submitted) + len(ready) < window:
-            submitted[next_submit] = remote.remote(root, chunks[next_submit], settings_json)
+            chunk = chunks[next_submit]
+            raw = read_chunk(Path(root), [tid for tid, _ in chunk], evaluators)
+            submitted[next_submit] = remote.remote(raw, chunk, settings_json)
             next_submit += 1
         refs = {ref: i for i, ref in submitted.items()}
         done, _ = ray.wait(list(refs), num_returns=1)

@@ -1,7 +1,9 @@
 """One episode: an agent acting on one task in its own browser context, recorded step by step.
 
 Artifacts (step-NNN.png, final.png, network.har) go to a scratch folder that the caller hands to
-the store, which copies them into the run atomically together with trajectory.json."""
+the store, which copies them into the run atomically together with trajectory.json. Each step
+is also journaled there as it is taken (and each finished request, by the browser layer), so
+an episode whose worker is killed or hangs is stored with everything up to the failure."""
 
 from __future__ import annotations
 
@@ -14,13 +16,18 @@ from playwright.async_api import Browser
 from webtraj.agents.protocol import Agent, AgentDecision
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
+from webtraj.browser.har import har_from_journal, har_journal
 from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
+from webtraj.model.errors import InfrastructureError
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step, Termination, Trajectory
 
 HAR_NAME = "network.har"
+STEPS_JOURNAL = "steps.journal"
+# Scratch files that are folded into trajectory.json / network.har, never stored as artifacts.
+JOURNALS = (STEPS_JOURNAL, HAR_NAME + ".journal")
 
 
 class EpisodeSpec(FrozenModel):
@@ -51,8 +58,49 @@ async def _decide(agent: Agent, task: Task, obs: Observation, steps: list[Step]
                   ) -> AgentDecision:
     try:
         return await agent.act(task, obs, tuple(steps))
+    except InfrastructureError:
+        raise  # the agent's model (or another service) is down: the episode is an error
     except Exception as exc:  # an agent bug costs one step, not the episode
         return AgentDecision(error=f"agent raised {type(exc).__name__}: {exc}")
+
+
+class StepJournal:
+    """Steps appended to the scratch folder as they are taken (one JSON line each)."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.path = workdir / STEPS_JOURNAL
+        self.path.write_bytes(b"")
+
+    def append(self, step: Step) -> None:
+        with open(self.path, "ab") as f:
+            f.write(step.model_dump_json(exclude_none=True).encode() + b"\n")
+
+
+def journaled_steps(workdir: Path) -> tuple[Step, ...]:
+    """The steps a killed episode journaled (a line cut by the kill is dropped)."""
+    try:
+        lines = (workdir / STEPS_JOURNAL).read_bytes().splitlines()
+    except OSError:
+        return ()
+    steps = []
+    for line in lines:
+        try:
+            steps.append(Step.model_validate_json(line))
+        except ValueError:
+            break
+    return tuple(steps)
+
+
+def episode_artifacts(workdir: Path) -> dict[str, Path]:
+    """The files an episode leaves for the store (screenshots, HAR, ...), journals excluded."""
+    if not workdir.is_dir():
+        return {}
+    return {p.name: p for p in sorted(workdir.iterdir()) if p.name not in JOURNALS}
+
+
+def drop_journals(workdir: Path) -> None:
+    for name in JOURNALS:
+        (workdir / name).unlink(missing_ok=True)
 
 
 async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir: Path,
@@ -71,6 +119,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     error: str | None = None
     started = time.time()
     env = BrowserEnv(browser, config)
+    journal = StepJournal(workdir)
     obs: Observation | None = None
     try:
         async with asyncio.timeout(spec.timeout_s):
@@ -90,6 +139,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                                   reasoning=decision.reasoning,
                                   raw_output=decision.raw_output, started_at=wall,
                                   duration_s=time.monotonic() - t0, error=step_error))
+                journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:
                     termination = Termination.STOP
@@ -97,10 +147,13 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                     break
     except TimeoutError:
         termination, error = Termination.TIMEOUT, f"episode timed out after {spec.timeout_s}s"
+    except InfrastructureError as exc:
+        termination, error = Termination.ERROR, f"infrastructure failure: {exc}"
     except Exception as exc:  # a browser crash ends this episode only
         termination, error = Termination.ERROR, f"{type(exc).__name__}: {exc}"
     finally:
         closed = await env.close()
+        drop_journals(workdir)
     final = obs
     meta = {"blocked_requests": [b.model_dump(mode="json") for b in closed.blocked],
             "dialogs": [d.model_dump(mode="json") for d in closed.dialogs]}
@@ -114,8 +167,14 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
 
 def error_trajectory(spec: EpisodeSpec, termination: Termination, message: str,
                      workdir: Path | None = None) -> Trajectory:
-    """The record of an episode that produced no trajectory of its own (timeout, crash)."""
+    """The record of an episode whose worker was killed or died: the steps and requests it
+    journaled up to the failure, with the reason."""
+    steps: tuple[Step, ...] = ()
+    if workdir is not None:
+        steps = journaled_steps(workdir)
+        har_from_journal(har_journal(workdir / HAR_NAME), workdir / HAR_NAME)
+        drop_journals(workdir)
     har = workdir is not None and (workdir / HAR_NAME).exists()
     return Trajectory(trajectory_id=spec.trajectory_id, task=spec.task, agent=spec.agent,
-                      trial=spec.trial, termination=termination, error=message,
+                      trial=spec.trial, steps=steps, termination=termination, error=message,
                       network_trace=HAR_NAME if har else None, finished_at=time.time())

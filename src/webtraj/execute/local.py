@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 
-from webtraj.execute.episode import EpisodeSpec, error_trajectory
+from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.worker import WorkerConfig, process_main
+from webtraj.model.lifetime import die_with_parent
 from webtraj.model.trajectory import Termination, Trajectory
 
 # Time a worker gets beyond the episode's own timeout to wind down (close the context, write
 # the HAR) before it is killed.
 GRACE_S = 20.0
 
-OnResult = Callable[[EpisodeSpec, Trajectory], None]
+# The episode's trajectory and its artifacts (file name -> content or a file to copy).
+Artifacts = Mapping[str, bytes | Path]
+OnResult = Callable[[EpisodeSpec, Trajectory, Artifacts], None]
 OnStart = Callable[[EpisodeSpec, int], None]
 
 
@@ -42,7 +47,8 @@ class LocalExecutor:
 
     def _spawn(self) -> _Slot:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=process_main, args=(child, self.config.model_dump_json()),
+        proc = self._ctx.Process(target=_worker_main,
+                                 args=(os.getpid(), child, self.config.model_dump_json()),
                                  daemon=True)
         proc.start()
         child.close()
@@ -75,7 +81,7 @@ class LocalExecutor:
                             traj = None
                         if traj is not None:
                             spec, slot.spec = slot.spec, None
-                            on_result(spec, traj)
+                            on_result(spec, traj, episode_artifacts(self.config.workdir(spec)))
                             continue
                     timed_out = time.monotonic() - slot.started > slot.spec.timeout_s + GRACE_S
                     if slot.proc.sentinel in ready or not slot.proc.is_alive() or timed_out:
@@ -88,7 +94,9 @@ class LocalExecutor:
                                 f"worker process died (exit code {slot.proc.exitcode})")
                         self._retire(slot)
                         slots[i] = self._spawn()
-                        on_result(spec, error_trajectory(spec, term, why))
+                        workdir = self.config.workdir(spec)
+                        on_result(spec, error_trajectory(spec, term, why, workdir),
+                                  episode_artifacts(workdir))
         finally:
             for slot in slots:
                 self._retire(slot, polite=True)
@@ -103,3 +111,9 @@ class LocalExecutor:
             slot.proc.kill()
         slot.proc.join(timeout=5)
         slot.conn.close()
+
+
+def _worker_main(parent_pid: int, conn: Connection, config_json: str) -> None:
+    """A worker that the kernel kills if the run dies (its browser goes with its driver)."""
+    die_with_parent(parent_pid)
+    process_main(conn, config_json)

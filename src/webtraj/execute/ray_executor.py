@@ -7,34 +7,35 @@ outcomes."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from collections import deque
 from collections.abc import Iterable
 
-from webtraj.execute.episode import EpisodeSpec, error_trajectory
+from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.local import GRACE_S, OnResult, OnStart
+from webtraj.execute.ray_cluster import connect
 from webtraj.execute.worker import EpisodeWorker, WorkerConfig
 from webtraj.model.trajectory import Termination, Trajectory
 
 
-def _ray():
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("the Ray executor needs the 'ray' extra: pip install 'webtraj[ray]'"
-                           ) from None
-    return ray
-
-
 class _ActorBody:
-    """Runs inside the actor process."""
+    """Runs inside the actor process, on any node: its scratch folder is private to its node,
+    and an episode's artifacts go back to the driver with its trajectory, through Ray."""
 
     def __init__(self, config_json: str) -> None:
-        self.worker = EpisodeWorker(WorkerConfig.model_validate_json(config_json))
+        config = WorkerConfig.model_validate_json(config_json)
+        scratch = tempfile.mkdtemp(prefix="webtraj-episodes-")
+        self.worker = EpisodeWorker(config.model_copy(update={"scratch": scratch}))
 
-    async def run(self, spec_json: str) -> str:
-        traj = await self.worker.run(EpisodeSpec.model_validate_json(spec_json))
-        return traj.model_dump_json()
+    async def run(self, spec_json: str) -> tuple[str, dict[str, bytes]]:
+        spec = EpisodeSpec.model_validate_json(spec_json)
+        traj = await self.worker.run(spec)
+        workdir = self.worker.config.workdir(spec)
+        artifacts = {name: path.read_bytes() for name, path in episode_artifacts(workdir).items()}
+        shutil.rmtree(workdir, ignore_errors=True)
+        return traj.model_dump_json(), artifacts
 
     def pid(self) -> int:
         return os.getpid()
@@ -48,25 +49,13 @@ class RayExecutor:
         self.address = address
         self.num_cpus = num_cpus
 
-    def _init(self):
-        ray = _ray()
-        if not ray.is_initialized():
-            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-            kwargs = {"include_dashboard": False, "log_to_driver": False,
-                      "ignore_reinit_error": True}
-            if self.address:
-                kwargs["address"] = self.address
-            else:
-                kwargs["num_cpus"] = self.num_cpus or max(self.workers, os.cpu_count() or 1)
-            ray.init(**kwargs)
-        return ray
-
     def run(self, specs: Iterable[EpisodeSpec], on_result: OnResult,
             on_start: OnStart | None = None) -> None:
         pending = deque(specs)
         if not pending:
             return
-        ray = self._init()
+        ray = connect(self.address,
+                      num_cpus=self.num_cpus or max(self.workers, os.cpu_count() or 1))
         actor_cls = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=2)(_ActorBody)
         config_json = self.config.model_dump_json()
         actors = [actor_cls.remote(config_json) for _ in range(min(self.workers, len(pending)))]
@@ -85,12 +74,15 @@ class RayExecutor:
                 for ref in done:
                     i, spec, _ = running.pop(ref)
                     try:
-                        traj = Trajectory.model_validate_json(ray.get(ref))
+                        traj_json, artifacts = ray.get(ref)
+                        traj = Trajectory.model_validate_json(traj_json)
                     except ray.exceptions.RayError as exc:
+                        # The actor's node (and its scratch folder) may be gone with it.
                         actors[i] = self._replace(ray, actors[i], actor_cls, config_json)
                         traj = error_trajectory(spec, Termination.ERROR,
                                                 f"worker died: {type(exc).__name__}")
-                    on_result(spec, traj)
+                        artifacts = {}
+                    on_result(spec, traj, artifacts)
                 now = time.monotonic()
                 for ref, (i, spec, started) in list(running.items()):
                     if now - started > spec.timeout_s + GRACE_S:
@@ -98,7 +90,7 @@ class RayExecutor:
                         actors[i] = self._replace(ray, actors[i], actor_cls, config_json)
                         on_result(spec, error_trajectory(
                             spec, Termination.TIMEOUT,
-                            f"episode exceeded {spec.timeout_s:.0f}s; worker killed"))
+                            f"episode exceeded {spec.timeout_s:.0f}s; worker killed"), {})
         finally:
             for actor in actors:
                 ray.kill(actor)

@@ -1,60 +1,39 @@
 """`webtraj run`: tasks × trials → episodes on an executor → stored, scored trajectories.
 
 The run directory is the source of truth: re-running with the same --out skips finished
-(task, trial) pairs. For the sandbox suite the run keeps the `today` and `seed` it started
-with, so a resumed run sees the same tasks."""
+(task, trial) pairs, runs again the episodes that ended in an error, and scores what a crash
+left unscored. For the sandbox suite the run keeps the `today`, `seed` and site URLs it started
+with (the ports are reused when free; a trajectory made against other ports records its own).
+Scoring runs beside the rollout (`ScoringStage`), never in the way of dispatch."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import shutil
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Literal
-
-from pydantic import Field
 
 from webtraj.agents.registry import make_agent
 from webtraj.browser.config import EnvConfig
-from webtraj.evaluate.protocol import EvalEnv
+from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
 from webtraj.execute.episode import EpisodeSpec
-from webtraj.execute.scoring import score_trajectory
+from webtraj.execute.local import Artifacts
 from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
-from webtraj.model import RunInfo, Score, Task, Trajectory
+from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
+from webtraj.model.run import ModelInfo, RunConfig, SandboxInfo
 from webtraj.store import RunStore
+
+__all__ = ["EpisodeEvent", "RunConfig", "RunPlan", "execute_run"]
 
 SCRATCH = ".scratch"
 
 
-class RunConfig(FrozenModel):
-    suite: str | None = None
-    tasks_file: str | None = None
-    task_ids: tuple[str, ...] = ()
-    limit: int | None = Field(default=None, ge=1)
-    agent: str
-    llm: str | None = None
-    no_cache: bool = False
-    trials: int = Field(default=1, ge=1)
-    max_steps: int = Field(default=30, ge=1)
-    workers: int = Field(default=1, ge=1)
-    executor: Literal["local", "ray"] = "local"
-    ray_address: str | None = None
-    timeout_s: float = Field(default=300.0, gt=0)
-    today: str | None = None
-    seed: int = 0
-    evaluate: bool = True
-    screenshots: bool = True
-    # Origins the browser may reach besides each task's start URL origin.
-    allow_origins: tuple[str, ...] = ()
-
-
 class EpisodeEvent(FrozenModel):
-    """What the progress display needs after each episode."""
+    """What the progress display needs after each episode (once it is scored)."""
 
     trajectory_id: str
     task_id: str
@@ -62,25 +41,43 @@ class EpisodeEvent(FrozenModel):
     scores: dict[str, float | None]
 
 
-def _select(tasks: list[Task], config: RunConfig) -> list[Task]:
-    if config.task_ids:
-        wanted = set(config.task_ids)
-        tasks = [t for t in tasks if t.task_id in wanted]
-    return tasks[: config.limit] if config.limit else tasks
-
-
-def _resolve_today(config: RunConfig, store: RunStore) -> dt.date:
-    stored = store.info.config.get("today")
-    if isinstance(stored, str):
-        return dt.date.fromisoformat(stored)
-    return dt.date.fromisoformat(config.today) if config.today else dt.date.today()
-
-
 class RunPlan(FrozenModel):
     tasks: tuple[Task, ...]
     specs: tuple[EpisodeSpec, ...]
     skipped: int
     task_errors: tuple[str, ...] = ()
+    # Trajectories of earlier sessions stored without their scores (scored now).
+    rescoring: int = 0
+
+
+def _select(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]]:
+    """The tasks to run, and the reason each task left out was left out."""
+    problems = []
+    if config.task_ids:
+        known = {t.task_id for t in tasks}
+        unknown = [t for t in config.task_ids if t not in known]
+        if unknown and len(unknown) == len(set(config.task_ids)):
+            raise InputError(f"--task-ids names no known task ({', '.join(unknown[:10])}); "
+                             f"{len(known)} tasks are available", field="task_ids")
+        problems += [f"--task-ids: no task {t!r}" for t in unknown]
+        wanted = set(config.task_ids)
+        tasks = [t for t in tasks if t.task_id in wanted]
+    runnable = []
+    for t in tasks:
+        if t.start_url:
+            runnable.append(t)
+        else:
+            problems.append(f"task {t.task_id}: field 'start_url' is missing: an episode "
+                            "needs a page to start on")
+    return (runnable[: config.limit] if config.limit else runnable), problems
+
+
+def _model_info(spec: str | None) -> ModelInfo | None:
+    if not spec:
+        return None
+    from webtraj.llm.spec import resolve_spec
+
+    return ModelInfo.model_validate(resolve_spec(spec).describe())
 
 
 def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
@@ -90,78 +87,98 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     """Run (or resume) the episodes into `out`; returns the open store."""
     if (config.suite is None) == (config.tasks_file is None):
         raise ValueError("give exactly one of a suite or a tasks file")
-    make_agent(config.agent, llm=config.llm, no_cache=True)  # fail fast on a bad agent
+    make_agent(config.agent, llm=config.llm, no_cache=True,
+               options=config.agent_options)  # fail fast on a bad agent
     out = Path(out)
-    info = RunInfo(name=out.name, command=command, seed=config.seed,
-                   config=config.model_dump(mode="json"))
-    store = RunStore.open_or_create(out, info)
+    store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
+                                                 seed=config.seed, settings=config,
+                                                 model=_model_info(config.llm)))
     started = time.monotonic()
     with ExitStack() as stack:
-        env = EvalEnv(site_urls=None)
         task_errors: list[str] = []
+        session_urls: dict[str, str] | None = None
         if config.suite:
             from webtraj.execute.sandbox import Sandbox
 
-            today = _resolve_today(config, store)
-            sandbox = stack.enter_context(Sandbox(today, seed=config.seed))
+            recorded = store.info.sandbox
+            if recorded is None:
+                recorded = SandboxInfo(suite=config.suite, seed=config.seed, today=(
+                    dt.date.fromisoformat(config.today) if config.today else dt.date.today()))
+            sandbox = stack.enter_context(Sandbox(recorded.today, seed=recorded.seed,
+                                                  host=config.sandbox_host,
+                                                  previous_urls=store.info.site_urls))
             tasks = sandbox.tasks(config.suite)
-            env.site_urls = dict(sandbox.urls)
-            env.extras["oracle"] = sandbox.oracle()
-            store.update_info(config={**store.info.config, "today": today.isoformat(),
-                                      "site_urls": dict(sandbox.urls)})
+            if store.info.sandbox is None or not store.info.site_urls:
+                store.update_info(sandbox=recorded, site_urls=dict(sandbox.urls))
+            if sandbox.urls != store.info.site_urls:
+                session_urls = dict(sandbox.urls)  # the recorded ports were taken
         else:
             from webtraj.formats.tasks import load_tasks
 
             tasks, errors = load_tasks(config.tasks_file)
             task_errors = [str(e) for e in errors]
-        if config.llm and config.evaluate:
-            from webtraj.llm import LLMClient
-
-            env.extras["llm"] = LLMClient.from_cli(config.llm, no_cache=config.no_cache)
-        tasks = _select(tasks, config)
-        # Episodes lost to a crash or a timeout are run again (and replace their record).
+            if not tasks:
+                raise InputError("no usable task in the file" + (
+                    f" ({len(errors)} bad records)" if errors else " (it is empty)"),
+                    file=config.tasks_file)
+        tasks, problems = _select(tasks, config)
+        task_errors += problems
+        # Episodes lost to an error (crash, timeout, model endpoint down) are run again.
         done = store.completed(agent=config.agent, retry_failed=True)
         specs = [EpisodeSpec(task=t, trial=k, agent=config.agent, max_steps=config.max_steps,
                              timeout_s=config.timeout_s, screenshots=config.screenshots)
                  for t in tasks for k in range(config.trials) if (t.task_id, k) not in done]
+        unscored = unscored_trajectories(store) if config.evaluate else []
         plan = RunPlan(tasks=tuple(tasks), specs=tuple(specs),
                        skipped=len(tasks) * config.trials - len(specs),
-                       task_errors=tuple(task_errors))
+                       task_errors=tuple(task_errors), rescoring=len(unscored))
         if on_plan:
             on_plan(plan)
         scratch = out / SCRATCH
         scratch.mkdir(exist_ok=True)
         worker = WorkerConfig(agent=config.agent, llm=config.llm, no_cache=config.no_cache,
+                              agent_options=config.agent_options,
                               env=EnvConfig(allowed_origins=config.allow_origins),
                               scratch=str(scratch))
 
-        agent_usage: list[Usage] = []
-
-        def on_result(spec: EpisodeSpec, traj: Trajectory) -> None:
-            agent_usage.append(Usage.from_run_usage(traj.metadata.get("llm_usage")))
-            workdir = scratch / spec.trajectory_id
-            artifacts = {p.name: p for p in workdir.iterdir()} if workdir.is_dir() else {}
-            if traj.network_trace and traj.network_trace not in artifacts:
-                traj = traj.model_copy(update={"network_trace": None})
-            folder = store.add_trajectory(traj, artifacts, replace=True)
-            shutil.rmtree(workdir, ignore_errors=True)
-            scores: list[Score] = []
-            if config.evaluate:
-                scores = asyncio.run(score_trajectory(traj, folder, env))
-                store.add_scores([(traj.trajectory_id, s) for s in scores])
+        def announce(traj: Trajectory, scores: list[Score]) -> None:
             if on_episode:
                 on_episode(EpisodeEvent(trajectory_id=traj.trajectory_id,
                                         task_id=traj.task.task_id, error=traj.error,
                                         scores={s.evaluator: s.value for s in scores}))
 
-        executor = _executor(config, worker)
-        executor.run(specs, on_result, on_start)
+        envs = RunEnvironments(store.info, llm=config.llm if config.evaluate else None,
+                               no_cache=config.no_cache)
+        stage = None
+        if config.evaluate:
+            stage = stack.enter_context(ScoringStage(out, envs, config.evaluators or None,
+                                                     on_scored=announce))
+            for tid in unscored:
+                stage.submit(store.load_trajectory(tid), store.trajectory_dir(tid))
+        agent_usage: list[Usage] = []
+
+        def on_result(spec: EpisodeSpec, traj: Trajectory, artifacts: Artifacts) -> None:
+            agent_usage.append(Usage.from_run_usage(traj.metadata.get("llm_usage")))
+            if traj.network_trace and traj.network_trace not in artifacts:
+                traj = traj.model_copy(update={"network_trace": None})
+            if session_urls is not None:
+                traj = traj.model_copy(update={"site_urls": session_urls})
+            folder = store.add_trajectory(traj, artifacts, replace=True)
+            shutil.rmtree(worker.workdir(spec), ignore_errors=True)
+            if stage is not None:
+                stage.submit(traj, folder)
+            else:
+                announce(traj, [])
+
+        _executor(config, worker).run(specs, on_result, on_start)
+        if stage is not None:
+            stage.close()  # every score stored before the run's totals are written
         shutil.rmtree(scratch, ignore_errors=True)
     timings = dict(store.info.timings)
     timings["last_session_s"] = round(time.monotonic() - started, 3)
     timings["total_s"] = round(timings.get("total_s", 0.0) + timings["last_session_s"], 3)
     total = Usage()
-    for u in agent_usage + ([env.extras["llm"].usage()] if "llm" in env.extras else []):
+    for u in agent_usage + ([envs.llm.usage()] if envs.llm is not None else []):
         total = total.merge(u)
     store.update_info(timings=timings, usage=merge_run_usage(store.info.usage, total)
                       if total.models else store.info.usage)

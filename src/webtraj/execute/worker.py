@@ -27,6 +27,10 @@ class WorkerConfig(FrozenModel):
     env: EnvConfig = EnvConfig()
     scratch: str
 
+    def workdir(self, spec: EpisodeSpec) -> Path:
+        """The episode's scratch folder (artifacts and journals until the store takes them)."""
+        return Path(self.scratch) / spec.trajectory_id
+
 
 class EpisodeWorker:
     """Keeps one browser open across episodes and relaunches it if it dies."""
@@ -47,7 +51,7 @@ class EpisodeWorker:
 
     async def run(self, spec: EpisodeSpec) -> Trajectory:
         browser = await self._ensure_browser()
-        workdir = Path(self.config.scratch) / spec.trajectory_id
+        workdir = self.config.workdir(spec)
         client = getattr(self.agent, "client", None)
         if client is not None:
             # Count this episode's model calls on their own: the parent adds them up.

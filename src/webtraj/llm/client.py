@@ -33,7 +33,7 @@ from webtraj.llm.spec import ModelSpec
 from webtraj.llm.structured import ParseFailure, parse_reply, reask_prompt
 from webtraj.llm.transport import Failure, Reply, post_chat
 from webtraj.llm.usage import PriceTable, Usage, UsageTracker
-from webtraj.store.redact import Redactor
+from webtraj.model.redact import Redactor
 
 log = logging.getLogger("webtraj.llm")
 R = TypeVar("R")

@@ -3,13 +3,16 @@ score, so evaluators can report *unscored* with the message."""
 
 from __future__ import annotations
 
+from webtraj.model.errors import InfrastructureError
+
 
 class LLMError(RuntimeError):
     """Base class: anything the LLM layer could not do."""
 
 
-class LLMCallError(LLMError):
-    """A chat call that failed for good: a non-retryable answer, or retries used up."""
+class LLMCallError(LLMError, InfrastructureError):
+    """A chat call that failed for good: a non-retryable answer, or retries used up. An
+    agent cannot act without its model, so its episode ends as an error (not a failure)."""
 
     def __init__(
         self,

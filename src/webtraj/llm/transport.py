@@ -11,7 +11,7 @@ import httpx
 import orjson
 
 from webtraj.llm.retry import parse_retry_after, retryable_status
-from webtraj.store.redact import Redactor
+from webtraj.model.redact import Redactor
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ from webtraj.model.action import (
 from webtraj.model.base import SCHEMA_VERSION, Document, FrozenModel
 from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
-from webtraj.model.score import ConstraintCheck, Score
+from webtraj.model.score import ConstraintCheck, Score, StepCheck
 from webtraj.model.task import MADE_SELECTION, Constraint, ConstraintType, Difficulty, Task
 from webtraj.model.trajectory import Observation, Step, Tab, Termination, Trajectory
 
@@ -21,6 +21,6 @@ __all__ = [
     "ACTION_PHRASE", "MADE_SELECTION", "SCHEMA_VERSION", "Action", "ActionKind",
     "ActionParseError", "Constraint", "ConstraintCheck", "ConstraintType", "Difficulty",
     "Document", "ElementTarget", "FrozenModel", "InputError", "Observation", "ParsedAnswer",
-    "RunInfo", "Score", "Step", "Tab", "Task", "Termination", "Trajectory", "parse_action",
-    "parse_answer",
+    "RunInfo", "Score", "Step", "StepCheck", "Tab", "Task", "Termination", "Trajectory",
+    "parse_action", "parse_answer",
 ]

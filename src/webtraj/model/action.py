@@ -151,6 +151,16 @@ class Action(FrozenModel):
         return self.to_text() if self.element_id or self.kind not in ELEMENT_KINDS else repr(self)
 
 
+def action_text(action: Action | None) -> str:
+    """An action as prompts, reports and judges show it: the agent's text form, or, for a
+    reference action known only by role and name, that description (no id to write)."""
+    if action is None:
+        return "(no valid action)"
+    if action.element_id or action.target is None:
+        return action.to_text()
+    return f"{action.kind.value} [{action.target.role} '{action.target.name}']"
+
+
 def _escape(arg: str) -> str:
     return arg.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 

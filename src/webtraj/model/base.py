@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -25,12 +25,14 @@ class Document(FrozenModel):
     files they do not understand instead of misreading them."""
 
     schema_version: int = SCHEMA_VERSION
+    # A document whose form changed writes a newer version and keeps reading the older ones.
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = SUPPORTED_SCHEMA_VERSIONS
 
     @field_validator("schema_version")
     @classmethod
     def _known_version(cls, v: int) -> int:
-        if v not in SUPPORTED_SCHEMA_VERSIONS:
-            known = ", ".join(str(x) for x in sorted(SUPPORTED_SCHEMA_VERSIONS))
+        if v not in cls.SUPPORTED_VERSIONS:
+            known = ", ".join(str(x) for x in sorted(cls.SUPPORTED_VERSIONS))
             raise ValueError(
                 f"unsupported schema_version {v}: this webtraj reads version {known}; "
                 "upgrade webtraj or convert the file"

@@ -69,3 +69,8 @@ def from_validation_error(
     if len(errors) > 1:
         msg += f" (+{len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
     return InputError(msg, file=file, record=record, field=field_path(loc) or None)
+
+
+class InfrastructureError(RuntimeError):
+    """Something outside the agent failed (a model endpoint, the browser, a server): the
+    episode is an *error*, counted and retried, never the agent's failure or a score."""

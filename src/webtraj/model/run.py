@@ -1,26 +1,128 @@
-"""RunInfo: what a run was (configuration, versions, seed, timings, usage)."""
+"""RunInfo: the typed record of how a run was made (settings, sandbox, agent, model,
+evaluators, versions) and what it cost (timings, usage).
+
+Version 1 kept the settings in a loose `config` dict; such files are read and upgraded in
+memory (`_upgrade_v1`), so runs written by earlier versions still open."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import platform
 import time
 import uuid
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, ValidationError, model_validator
 
 from webtraj import __version__
-from webtraj.model.base import Document
+from webtraj.model.base import Document, FrozenModel
+
+
+class RunConfig(FrozenModel):
+    """The settings `webtraj run` was given (what a resumed run runs again)."""
+
+    suite: str | None = None
+    tasks_file: str | None = None
+    task_ids: tuple[str, ...] = ()
+    limit: int | None = Field(default=None, ge=1)
+    agent: str
+    agent_options: dict[str, JsonValue] = Field(default_factory=dict)
+    # The model spec string (`base_url=...,model=...`); keys are refused inline, so none here.
+    llm: str | None = None
+    no_cache: bool = False
+    trials: int = Field(default=1, ge=1)
+    max_steps: int = Field(default=30, ge=1)
+    workers: int = Field(default=1, ge=1)
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    timeout_s: float = Field(default=300.0, gt=0)
+    today: str | None = None
+    seed: int = 0
+    evaluate: bool = True
+    screenshots: bool = True
+    # Origins the browser may reach besides each task's start URL origin.
+    allow_origins: tuple[str, ...] = ()
+    # Address the sandbox sites are served on (and named by in task URLs): loopback unless a
+    # Ray cluster's workers on other machines must reach them.
+    sandbox_host: str = "127.0.0.1"
+    # Evaluators run on every trajectory besides those its task declares.
+    evaluators: tuple[dict[str, JsonValue], ...] = ()
+
+
+class SandboxInfo(FrozenModel):
+    """The sandbox sites a run serves: their date and seed stay fixed for the life of the run
+    (a resumed run sees the same tasks, and the oracle rebuilds the same pages)."""
+
+    suite: str = "booking"
+    today: dt.date
+    seed: int = 0
+
+
+class ModelInfo(FrozenModel):
+    """The model endpoint a run's agent or judges used. Never a key."""
+
+    endpoint: str
+    model: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    profile: str | None = None
 
 
 class RunInfo(Document):
+    schema_version: int = 2
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2})
     run_id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
     name: str = ""
     created_at: float = Field(default_factory=time.time)
     webtraj_version: str = __version__
     python_version: str = Field(default_factory=platform.python_version)
     command: str = ""
-    config: dict[str, JsonValue] = Field(default_factory=dict)
     seed: int | None = None
+    settings: RunConfig | None = None
+    sandbox: SandboxInfo | None = None
+    # Base URL of each site, as evaluators map URLs to sites. A trajectory made against other
+    # URLs (a sandbox served on other ports) carries its own `Trajectory.site_urls`.
+    site_urls: dict[str, str] = Field(default_factory=dict)
+    model: ModelInfo | None = None
+    # Where an imported run came from (browser-use, webvoyager, ...).
+    source: str | None = None
+    # Aggregate results a producer stores with the run (e.g. the Mind2Web Eval summary).
+    results: dict[str, JsonValue] = Field(default_factory=dict)
     timings: dict[str, float] = Field(default_factory=dict)
     # Model usage totals (calls, tokens, cache hits, cost) written by the llm layer.
     usage: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade_v1(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("schema_version", 1) == 1 and "config" in data:
+            return _upgrade_v1(data)
+        return data
+
+
+def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 kept everything in `config`: today/seed/site_urls for a sandbox run,
+    `imported_from` for an import, `summary`/`grouped` for a Mind2Web Eval, and the dumped
+    run settings themselves."""
+    out = {k: v for k, v in data.items() if k != "config"}
+    out["schema_version"] = 2
+    config = dict(data.get("config") or {})
+    urls = config.pop("site_urls", None)
+    if isinstance(urls, dict):
+        out["site_urls"] = {str(k): str(v) for k, v in urls.items()}
+    today = config.pop("today", None)
+    if isinstance(today, str) and isinstance(urls, dict):
+        out["sandbox"] = {"suite": config.get("suite") or "booking", "today": today,
+                          "seed": int(config.get("seed") or data.get("seed") or 0)}
+    elif isinstance(today, str):
+        config["today"] = today
+    if isinstance(config.get("imported_from"), str):
+        out["source"] = config.pop("imported_from")
+    results = {k: config.pop(k) for k in ("summary", "grouped") if k in config}
+    if results:
+        out["results"] = results
+    if config.get("agent"):
+        # Settings of an older shape are dropped: the run still opens, without them.
+        with contextlib.suppress(ValidationError):
+            out["settings"] = RunConfig.model_validate(config).model_dump(mode="json")
+    return out

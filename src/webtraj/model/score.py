@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, JsonValue, model_validator
 
 from webtraj.model.base import FrozenModel
@@ -18,6 +20,17 @@ class ConstraintCheck(FrozenModel):
     reason: str | None = None
 
 
+class StepCheck(FrozenModel):
+    """One constraint at one observation o_t: met, not met, or unknown (None), with what the
+    judge observed and why. Curation relabels a prefix ending at o_t with exactly the
+    constraints met there; reports show where each constraint was won or lost."""
+
+    name: str
+    matching: bool | None = None
+    observed: JsonValue = None
+    reason: str | None = None
+
+
 class Score(FrozenModel):
     evaluator: str = Field(min_length=1)
     value: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -28,7 +41,25 @@ class Score(FrozenModel):
     # Per-step values (e.g. CSR of o_t for every step t), None where a step was unscored.
     step_values: tuple[float | None, ...] | None = None
     constraints: tuple[ConstraintCheck, ...] = ()
+    # Per-step constraint checks (with `steps=all`): one tuple per observation o_0..o_T.
+    step_checks: tuple[tuple[StepCheck, ...], ...] | None = None
     details: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_step_matching(cls, data: Any) -> Any:
+        """Scores stored before `step_checks` kept the per-step matches as
+        `details.step_matching` ([{name: bool | None}, ...]): read them as step checks."""
+        if not isinstance(data, dict) or data.get("step_checks") is not None:
+            return data
+        details = data.get("details")
+        rows = details.get("step_matching") if isinstance(details, dict) else None
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            return data
+        rest = {k: v for k, v in details.items() if k != "step_matching"}
+        return {**data, "details": rest, "step_checks": [
+            [{"name": str(k), "matching": v if isinstance(v, bool) else None}
+             for k, v in row.items()] for row in rows]}
 
     @model_validator(mode="after")
     def _unscored_has_reason(self) -> Score:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import ClassVar
 
 from pydantic import Field, JsonValue, model_validator
 
@@ -54,6 +55,9 @@ class Termination(StrEnum):
 
 
 class Trajectory(Document):
+    # Version 2 added `site_urls`.
+    schema_version: int = 2
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2})
     trajectory_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._\-]+$")
     task: Task
     agent: str
@@ -63,6 +67,9 @@ class Trajectory(Document):
     answer: str | None = None
     # Path of the network trace relative to the trajectory folder (e.g. `network.har`).
     network_trace: str | None = None
+    # Base URL of each site as this trajectory saw them, when they differ from the run's
+    # (a resumed run whose sandbox had to move to other ports): scored against these.
+    site_urls: dict[str, str] | None = None
     termination: Termination | None = None
     error: str | None = None
     started_at: float | None = None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from webtraj.agents.prompting import action_text
+from webtraj.model.action import action_text
 from webtraj.report.outcomes import aggregate, outcomes
 from webtraj.report.tables import fmt
 from webtraj.store.atomic import write_bytes_atomic

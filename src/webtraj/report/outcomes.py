@@ -76,8 +76,11 @@ def _order(group: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _agg(group: tuple[str, ...], items: list[Outcome]) -> Aggregate:
-    csrs = [o.csr for o in items if o.csr is not None]
-    tasks = [o.task_score for o in items if o.task_score is not None]
+    """Episodes that ended in an error (endpoint down, crash, timeout) are counted apart and
+    left out of SR/CSR: they say nothing about the agent."""
+    ok = [o for o in items if not o.error]
+    csrs = [o.csr for o in ok if o.csr is not None]
+    tasks = [o.task_score for o in ok if o.task_score is not None]
     return Aggregate(
         group=group, n=len(items), errors=sum(1 for o in items if o.error), scored=len(csrs),
         sr=sum(1 for c in csrs if c >= 1.0) / len(csrs) if csrs else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import os
 import random
 import socket
@@ -15,6 +16,7 @@ from contextlib import closing
 
 import uvicorn
 
+from webtraj.model.lifetime import die_with_parent
 from webtraj.sites.common.dates import resolve_today
 from webtraj.sites.inventory import build_inventory
 from webtraj.sites.registry import SITE_CLASSES, make_sites, site_urls
@@ -49,26 +51,35 @@ def free_port_base(host: str = "127.0.0.1", count: int = len(SITE_CLASSES)) -> i
 
 
 class SitesProcess:
-    """The five sites in a child process on free loopback ports; a context manager."""
+    """The five sites in a child process on free loopback ports; a context manager. The child
+    is killed by the kernel if this process dies (see webtraj.model.lifetime)."""
 
     def __init__(self, today: str | dt.date = "2026-01-15", seed: int = 0,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", port_base: int | None = None) -> None:
         self.today = resolve_today(today)
         self.seed = seed
         self.host = host
+        # Ports to serve on when they are free (a resumed run keeps its sites' URLs).
+        self.preferred_port_base = port_base
         self.port_base = 0
         self.urls: dict[str, str] = {}
         self._proc: subprocess.Popen | None = None
 
     def __enter__(self) -> SitesProcess:
-        for _ in range(3):
-            self.port_base = free_port_base(self.host)
+        for attempt in range(3):
+            preferred = self.preferred_port_base
+            self.port_base = (preferred if attempt == 0 and preferred and all(
+                _port_free(self.host, preferred + c.offset) for c in SITE_CLASSES)
+                else free_port_base(self.host))
             cmd = [sys.executable, "-m", "webtraj.sites", "--host", self.host,
                    "--port-base", str(self.port_base), "--today", self.today.isoformat(),
                    "--seed", str(self.seed)]
             env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+            # The server dies with us, even when we are killed with SIGKILL.
             self._proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE)
+                                          stderr=subprocess.PIPE,
+                                          preexec_fn=functools.partial(die_with_parent,
+                                                                       os.getpid()))
             if self._wait_ready():
                 self.urls = site_urls(self.host, self.port_base)
                 return self

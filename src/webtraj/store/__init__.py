@@ -1,6 +1,5 @@
-"""Store layer: run directories, their SQLite index, atomic writes and redaction."""
+"""Store layer: run directories, their SQLite index and atomic writes."""
 
-from webtraj.store.redact import REDACTED, Redactor
 from webtraj.store.run_store import (
     CorruptTrajectory,
     DuplicateTrajectoryError,
@@ -9,5 +8,5 @@ from webtraj.store.run_store import (
     find_runs,
 )
 
-__all__ = ["REDACTED", "CorruptTrajectory", "DuplicateTrajectoryError", "Redactor",
-           "RunExistsError", "RunStore", "find_runs"]
+__all__ = ["CorruptTrajectory", "DuplicateTrajectoryError", "RunExistsError", "RunStore",
+           "find_runs"]

@@ -130,6 +130,11 @@ class RunIndex:
         )
         return cur.fetchone()[0]
 
+    def trajectories_without_scores(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT trajectory_id FROM trajectories t WHERE NOT EXISTS "
+            "(SELECT 1 FROM score_sets s WHERE s.traj = t.id) ORDER BY t.id")]
+
     def trajectory_ids(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT trajectory_id FROM trajectories")}
 
@@ -176,7 +181,7 @@ class RunIndex:
                 steps = score.step_values
                 # The columns hold a plain score; the JSON body only what they cannot.
                 body = (score.model_dump_json(exclude_none=True, exclude=_BODY_EXCLUDE)
-                        if score.constraints or score.details else None)
+                        if score.constraints or score.step_checks or score.details else None)
                 if steps is not None:
                     scored = [v for v in steps if v is not None]
                     steps_json, s_sum, s_count = orjson.dumps(steps).decode(), sum(scored), len(

@@ -18,8 +18,8 @@ from webtraj.model.trajectory import Trajectory
 from webtraj.store.index import score_from_row
 from webtraj.store.run_store import INDEX_DB, TRAJECTORIES, TRAJECTORY_JSON
 
-__all__ = ["INDEX_DB", "TRAJECTORIES", "TRAJECTORY_JSON", "Loaded", "load_chunk",
-           "missing_curves", "trajectory_items"]
+__all__ = ["INDEX_DB", "TRAJECTORIES", "TRAJECTORY_JSON", "Loaded", "RawChunk", "load_chunk",
+           "missing_curves", "parse_chunk", "read_chunk", "trajectory_items"]
 _IN_LIMIT = 500
 
 
@@ -55,9 +55,56 @@ def missing_curves(root: Path, evaluator: str) -> list[tuple[str, str]]:
     return sorted(rows)
 
 
-def load_scores(conn: sqlite3.Connection, ids: Sequence[str],
-                evaluators: Sequence[str]) -> dict[str, dict[str, Score]]:
-    out: dict[str, dict[str, Score]] = {}
+@dataclass(frozen=True)
+class RawChunk:
+    """A chunk as read from the run, unparsed: what travels to a worker on another machine
+    (which cannot read the run's disk) through Ray's object store."""
+
+    root: str
+    # (trajectory id, trajectory.json bytes or None, why it could not be read)
+    files: tuple[tuple[str, bytes | None, str | None], ...]
+    # The chosen score row of each (trajectory, evaluator): id, evaluator, value, reason,
+    # error, steps, body.
+    score_rows: tuple[tuple, ...]
+
+
+def read_chunk(root: Path, ids: Sequence[str], evaluators: Sequence[str]) -> RawChunk:
+    with connect_ro(root) as conn:
+        rows = _score_rows(conn, ids, evaluators)
+    files = []
+    for tid in ids:
+        path = root / TRAJECTORIES / tid / TRAJECTORY_JSON
+        try:
+            files.append((tid, path.read_bytes(), None))
+        except OSError as exc:
+            files.append((tid, None, str(InputError(f"cannot read: {exc.strerror}", file=path))))
+    return RawChunk(root=str(root), files=tuple(files), score_rows=tuple(rows))
+
+
+def parse_chunk(raw: RawChunk) -> list[Loaded]:
+    scores: dict[str, dict[str, Score]] = {}
+    for tid, ev, *row in raw.score_rows:
+        try:
+            scores.setdefault(tid, {})[ev] = score_from_row(ev, *row)
+        except ValueError:
+            continue  # an unreadable stored score counts as no score
+    out = []
+    for tid, data, error in raw.files:
+        if data is None:
+            out.append(Loaded(tid, None, {}, error=error))
+            continue
+        try:
+            traj = Trajectory.from_json_bytes(
+                data, file=Path(raw.root) / TRAJECTORIES / tid / TRAJECTORY_JSON)
+        except InputError as exc:
+            out.append(Loaded(tid, None, {}, error=str(exc)))
+            continue
+        out.append(Loaded(tid, traj, scores.get(tid, {})))
+    return out
+
+
+def _score_rows(conn: sqlite3.Connection, ids: Sequence[str],
+                evaluators: Sequence[str]) -> list[tuple]:
     chosen: dict[tuple[str, str], tuple] = {}
     for i in range(0, len(ids), _IN_LIMIT):
         part = ids[i:i + _IN_LIMIT]
@@ -71,24 +118,8 @@ def load_scores(conn: sqlite3.Connection, ids: Sequence[str],
             # Newest with steps wins; otherwise newest.
             if prev is None or row[5] is not None or prev[5] is None:
                 chosen[key] = row
-    for (tid, ev), row in chosen.items():
-        try:
-            out.setdefault(tid, {})[ev] = score_from_row(ev, *row[2:])
-        except ValueError:
-            continue  # an unreadable stored score counts as no score
-    return out
+    return [(tid, ev, *row[2:]) for (tid, ev), row in chosen.items()]
 
 
 def load_chunk(root: Path, ids: Sequence[str], evaluators: Sequence[str]) -> list[Loaded]:
-    with connect_ro(root) as conn:
-        scores = load_scores(conn, ids, evaluators)
-    out = []
-    for tid in ids:
-        path = root / TRAJECTORIES / tid / TRAJECTORY_JSON
-        try:
-            traj = Trajectory.load(path)
-        except InputError as exc:
-            out.append(Loaded(tid, None, {}, error=str(exc)))
-            continue
-        out.append(Loaded(tid, traj, scores.get(tid, {})))
-    return out
+    return parse_chunk(read_chunk(root, ids, evaluators))

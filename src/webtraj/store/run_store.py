@@ -16,12 +16,12 @@ from pathlib import Path
 import orjson
 
 from webtraj.model.errors import InputError
+from webtraj.model.redact import Redactor
 from webtraj.model.run import RunInfo
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
 from webtraj.store.atomic import write_bytes_atomic
 from webtraj.store.index import RunIndex, TrajectoryRow
-from webtraj.store.redact import Redactor
 
 RUN_JSON = "run.json"
 INDEX_DB = "index.sqlite"

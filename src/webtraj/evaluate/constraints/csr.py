@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webtraj.model.score import ConstraintCheck, Score
+from webtraj.model.score import ConstraintCheck, Score, StepCheck
 
 
 class ObservationCSR:
@@ -37,13 +37,11 @@ def trajectory_score(evaluator: str, per_observation: Sequence[ObservationCSR]) 
     final = per_observation[-1]
     steps = tuple(o.value for o in per_observation) if len(per_observation) > 1 else None
     details: dict = {"sr": None if final.value is None else float(final.value >= 1.0)}
+    step_checks = None
     if steps is not None:
-        # Which constraints each observation meets: curation relabels a prefix ending at
-        # step t with exactly the constraints met at o_t.
-        details["step_matching"] = [{c.name: c.matching for c in o.checks}
-                                    for o in per_observation]
-    if final.value is None:
-        return Score(evaluator=evaluator, value=None, reason=final.reason, step_values=steps,
-                     constraints=final.checks, details=details)
-    return Score(evaluator=evaluator, value=final.value, step_values=steps,
-                 constraints=final.checks, details=details)
+        step_checks = tuple(tuple(StepCheck(name=c.name, matching=c.matching,
+                                            observed=c.agent_state, reason=c.reason)
+                                  for c in o.checks) for o in per_observation)
+    return Score(evaluator=evaluator, value=final.value,
+                 reason=final.reason if final.value is None else None, step_values=steps,
+                 constraints=final.checks, step_checks=step_checks, details=details)

@@ -68,10 +68,10 @@ class ConstraintsEvaluator:
 def make_judge(name: str, env: EvalEnv, *,
                sources: tuple[str, ...] | None = None) -> ConstraintJudge:
     if name == "oracle":
-        oracle = env.extras.get("oracle")
+        oracle = env.oracle
         if oracle is None:
             raise ValueError("the oracle judge needs the sandbox sites' oracle "
-                             "(EvalEnv.extras['oracle']); it only judges sandbox-site runs")
+                             "(EvalEnv.oracle); it only judges sandbox-site runs")
         from webtraj.evaluate.constraints.oracle_judge import OracleJudge
 
         return OracleJudge(oracle)
@@ -79,9 +79,9 @@ def make_judge(name: str, env: EvalEnv, *,
         from webtraj.evaluate.constraints.rule_judge import RuleJudge
 
         return RuleJudge(sources) if sources else RuleJudge()
-    client = env.extras.get("llm")
+    client = env.llm
     if client is None:
-        raise ValueError(f"the {name} judge needs a model: pass --llm (EvalEnv.extras['llm'])")
+        raise ValueError(f"the {name} judge needs a model: pass --llm (EvalEnv.llm)")
     from webtraj.evaluate.constraints.model_judges import ModelJudge
 
     return ModelJudge(client, mode=name)
@@ -91,7 +91,7 @@ def factory(options: dict[str, Any], env: EvalEnv) -> ConstraintsEvaluator:
     opts = ConstraintsOptions.model_validate({"evaluator": "constraints", **options})
     extractor = None
     if opts.extract:
-        extractor = env.extras.get("llm")
+        extractor = env.llm
         if extractor is None:
             raise ValueError("extract=true needs a model: pass --llm")
     if opts.sources is not None and opts.judge != "rule":

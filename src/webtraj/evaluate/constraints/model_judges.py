@@ -16,8 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, RootModel, field_validator
 
 from webtraj.evaluate.constraints.csr import ObservationCSR
-from webtraj.evaluate.constraints.values import parse_bool
 from webtraj.llm import LLMClient, LLMError, image_part, system, trim_tree, user
+from webtraj.model.constraint_values import parse_bool
 from webtraj.model.score import ConstraintCheck
 from webtraj.model.task import MADE_SELECTION, Task
 from webtraj.model.trajectory import Observation, Trajectory

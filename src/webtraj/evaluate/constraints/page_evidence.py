@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from webtraj.evaluate.constraints.values import fold
+from webtraj.model.constraint_values import fold
 from webtraj.model.trajectory import Observation
 
 _LINE = re.compile(r"^\s*\[[^\]]*\] \[([^\]]*)\] \[(.*?)\](?: \[(.*)\])?\s*$")

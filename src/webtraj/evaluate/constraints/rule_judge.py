@@ -17,7 +17,7 @@ from typing import Any
 
 from webtraj.evaluate.constraints.csr import ObservationCSR
 from webtraj.evaluate.constraints.page_evidence import Evidence, evidence, key_form
-from webtraj.evaluate.constraints.values import (
+from webtraj.model.constraint_values import (
     fold,
     parse_bool,
     parse_date,

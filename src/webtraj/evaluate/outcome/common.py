@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from webtraj.agents.prompting import action_text
+from webtraj.model.action import action_text
 from webtraj.model.trajectory import Trajectory
 
 

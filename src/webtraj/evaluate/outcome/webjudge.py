@@ -91,7 +91,7 @@ class WebJudge:
 
 
 def factory(options: dict, env: EvalEnv) -> WebJudge:
-    client = env.extras.get("llm")
+    client = env.llm
     if client is None:
         raise ValueError("the webjudge judge needs a model: pass --llm")
     return WebJudge(client, WebJudgeOptions.model_validate(options))

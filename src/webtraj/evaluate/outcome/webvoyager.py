@@ -70,7 +70,7 @@ class WebVoyagerJudge:
 
 
 def factory(options: dict, env: EvalEnv) -> WebVoyagerJudge:
-    client = env.extras.get("llm")
+    client = env.llm
     if client is None:
         raise ValueError("the webvoyager judge needs a model: pass --llm")
     return WebVoyagerJudge(client, WebVoyagerOptions.model_validate(options))

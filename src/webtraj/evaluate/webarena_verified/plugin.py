@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.registry import registry
@@ -51,9 +52,37 @@ class WavEvaluator(SyncEvaluator):
                 task_type=_task_type(task, self._config),
                 site_urls=SiteUrls(self._env.site_urls),
                 entries=self._entries(trajectory, artifacts), agent_response=trajectory.answer)
+            if self._env.served_sites:
+                _check_on_served_sites(ctx)
         except (InputError, ValueError) as exc:
             return [Score.unscored(self.name, str(exc), error=True)]
         return [self._evaluator.evaluate(ctx).to_score()]
+
+
+def _check_on_served_sites(ctx: TaskContext) -> None:
+    """A trace none of whose requests is at the origin of the task's sites was made against
+    other URLs (a sandbox since served on other ports): no verdict, rather than a vacuous pass
+    of a `should_not_exist` check or a failure of an expected request."""
+    if ctx.entries is None:
+        return
+    events = ctx.evaluation_events
+    origins = {_origin(b) for s in ctx.sites for b in ctx.site_urls.urls.get(s, ())}
+    origins.discard(None)
+    if events and origins and not any(_origin(ev.url) in origins for ev in events):
+        raise ValueError(f"none of the trace's {len(events)} requests is on the task's sites "
+                         f"({', '.join(sorted(':'.join(map(str, o)) for o in origins))}): "
+                         "the trajectory was made against other site URLs than the run's")
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    try:
+        p = urlsplit(url.strip())
+        port = p.port or {"http": 80, "https": 443}.get(p.scheme.lower())
+    except ValueError:
+        return None
+    if not p.hostname or port is None:
+        return None
+    return p.scheme.lower(), p.hostname.lower(), port
 
 
 def _task_type(task: Any, config: dict[str, Any]) -> str:

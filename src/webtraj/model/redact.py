@@ -1,0 +1,173 @@
+"""Redaction before anything reaches disk: credentials where they are credentials, and known
+secret values in every encoding, never ordinary prose.
+
+Redacted: credential-named headers, query parameters and form fields (HAR entries, URLs
+anywhere in text, urlencoded and JSON bodies), cookies, credential-named config keys, URL
+userinfo, `Authorization: <scheme> <token>`-style header lines quoted in text, and the values
+of secrets found in the environment or given by the caller (see secret_forms.py). Page text
+such as "Prices include basic insurance" is left as it is: no rule looks at plain words.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from webtraj.model.secret_forms import secret_forms
+
+REDACTED = "[REDACTED]"
+_MIN_SECRET_LEN = 6
+# Environment variables whose values must never be written.
+_SECRET_ENV = re.compile(
+    r"(API_KEY|_TOKEN|TOKEN_|SECRET|PASSWORD|PASSWD|CREDENTIAL|ACCESS_KEY|PRIVATE_KEY)",
+    re.IGNORECASE)
+
+# Parts of a name (split at -, _, ., spaces and camelCase) that make it a credential's name.
+_CREDENTIAL_PARTS = frozenset({
+    "authorization", "cookie", "token", "secret", "password", "passwd", "pwd", "passphrase",
+    "apikey", "csrf", "xsrf", "csrftoken", "xsrftoken", "credential", "credentials", "auth",
+    "sessionid", "sessid", "jsessionid", "phpsessid", "signature"})
+_CREDENTIAL_PAIRS = frozenset({("api", "key"), ("access", "key"), ("private", "key"),
+                               ("secret", "key"), ("session", "id"), ("client", "secret"),
+                               ("auth", "key"), ("set", "cookie"), ("session", "key")})
+# The keys of a HAR name/value entry (header, query parameter, form parameter).
+_HAR_ENTRY_KEYS = frozenset({"name", "value", "comment", "fileName", "contentType"})
+_NAME_SPLIT = re.compile(r"[-_.\s]+|(?<=[a-z])(?=[A-Z])")
+
+
+def credential_name(name: str, *, bare_key: bool = False) -> bool:
+    """Is `name` (a header, query parameter, form field or config key) a credential's name?
+    `bare_key` also counts a parameter named just "key" (as in `?key=...`)."""
+    parts = [p.lower() for p in _NAME_SPLIT.split(name.strip()) if p]
+    if not parts:
+        return False
+    if bare_key and parts == ["key"]:
+        return True
+    if any(p in _CREDENTIAL_PARTS for p in parts):
+        return True
+    return any(pair in _CREDENTIAL_PAIRS for pair in zip(parts, parts[1:], strict=False))
+
+
+# `?token=...` / `&api_key=...` inside URLs anywhere in text. The name must contain a
+# credential word (confirmed by `credential_name`): most parameters are skipped by the regex.
+_NAME_CHARS = r"[^=&#?;\s\"'<>]"
+_QUERY_PARAM = re.compile(
+    rf"([?&;])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
+    rf"|sig|credential){_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
+# `name=value` pairs of a urlencoded body (no leading ? needed).
+_FORM_PAIR = re.compile(r"(^|&)([^=&]+)=([^&]*)")
+# Userinfo of a URL: `scheme://user:password@host`.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s@\"'<>]+)@")
+# A credential header quoted in text: the header's name, a colon, and a credential's shape.
+_HEADER_LINE = re.compile(
+    r"(?i)\b(authorization|proxy-authorization)(\s*:\s*)"
+    r"(?:(?:bearer|basic|digest|token|negotiate|apikey)\s+)[A-Za-z0-9._~+/=\-]+"
+    r"|\b(set-cookie|cookie)(\s*:\s*)[^=\s;:,]+=[^\r\n]*"
+    r"|\b(x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*)(\s*:\s*)[^\s,;]+")
+
+
+def secrets_from_env(environ: dict[str, str] | None = None) -> list[str]:
+    env = os.environ if environ is None else environ
+    return [v for k, v in env.items() if _SECRET_ENV.search(k) and len(v) >= _MIN_SECRET_LEN]
+
+
+class Redactor:
+    """Walks JSON-like data (or one text) and returns a redacted copy."""
+
+    def __init__(self, secrets: Iterable[str] = (), *, include_env: bool = True) -> None:
+        found = set(secrets_from_env() if include_env else ())
+        found.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
+        self.secrets = sorted(found, key=len, reverse=True)
+        forms = {f for s in self.secrets for f in secret_forms(s) if len(f) >= _MIN_SECRET_LEN}
+        # Longest first so a form containing another is replaced whole.
+        self._secret_re = (re.compile("|".join(re.escape(f) for f in
+                                               sorted(forms, key=len, reverse=True)))
+                           if forms else None)
+
+    def text(self, s: str) -> str:
+        if self._secret_re is not None:
+            s = self._secret_re.sub(REDACTED, s)
+        if "://" in s and "@" in s:
+            s = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", s)
+        if "=" in s:
+            s = _QUERY_PARAM.sub(self._param, s)
+        if ":" in s:
+            low = s.lower()
+            if "authorization" in low or "cookie" in low or "x-" in low:
+                s = _HEADER_LINE.sub(_header_line, s)
+        return s
+
+    @staticmethod
+    def _param(m: re.Match[str]) -> str:
+        if credential_name(m.group(2), bare_key=True) and m.group(3):
+            return f"{m.group(1)}{m.group(2)}={REDACTED}"
+        return m.group(0)
+
+    def form(self, body: str) -> str:
+        """A urlencoded body: credential-named fields lose their values."""
+        body = _FORM_PAIR.sub(lambda m: (f"{m.group(1)}{m.group(2)}={REDACTED}"
+                                         if m.group(3) and credential_name(m.group(2),
+                                                                           bare_key=True)
+                                         else m.group(0)), body)
+        return self.text(body)
+
+    def data(self, obj: Any, _key: str | None = None) -> Any:
+        if isinstance(obj, dict):
+            return self._mapping(obj)
+        if isinstance(obj, list):
+            if _key is not None and _key.lower() == "cookies":
+                return [self._cookie(c) for c in obj]
+            return [self.data(x) for x in obj]
+        if isinstance(obj, str):
+            return self.text(obj)
+        return obj
+
+    def _mapping(self, obj: dict) -> dict:
+        name = obj.get("name")
+        # HAR header / query / form entry: {"name": "X-Auth-Token", "value": "..."}
+        if isinstance(name, str) and isinstance(obj.get("value"), str) and obj["value"] \
+                and obj.keys() <= _HAR_ENTRY_KEYS and credential_name(name, bare_key=True):
+            return {**{k: self.data(v, k) for k, v in obj.items() if k != "value"},
+                    "value": REDACTED}
+        if isinstance(obj.get("mimeType"), str) and isinstance(obj.get("text"), str):
+            return self._body(obj)
+        out = {}
+        for k, v in obj.items():
+            if isinstance(v, str) and isinstance(k, str) and v and credential_name(k):
+                out[k] = REDACTED
+            else:
+                out[k] = self.data(v, k if isinstance(k, str) else None)
+        return out
+
+    def _body(self, obj: dict) -> dict:
+        """A HAR postData / content: the text is read by its MIME type."""
+        out = {k: self.data(v, k) for k, v in obj.items() if k != "text"}
+        mime, text = obj["mimeType"].lower(), obj["text"]
+        if "x-www-form-urlencoded" in mime:
+            out["text"] = self.form(text)
+        elif "json" in mime and obj.get("encoding") != "base64":
+            try:
+                parsed = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                out["text"] = self.text(text)
+            else:  # rewritten only when something was redacted: the body keeps its form
+                redacted = self.data(parsed)
+                out["text"] = text if redacted == parsed else orjson.dumps(redacted).decode()
+        else:
+            out["text"] = self.text(text)
+        return out
+
+    def _cookie(self, cookie: Any) -> Any:
+        if isinstance(cookie, dict):
+            return {k: (REDACTED if k == "value" else self.data(v)) for k, v in cookie.items()}
+        return self.data(cookie)
+
+
+def _header_line(m: re.Match[str]) -> str:
+    name = m.group(1) or m.group(3) or m.group(5)
+    sep = m.group(2) or m.group(4) or m.group(6)
+    return f"{name}{sep}{REDACTED}"

@@ -83,6 +83,9 @@ class LocalModel:
             out = self.model.generate(input_ids=inp, attention_mask=torch.ones_like(inp),
                                       **kwargs)
         new = out[0, len(ids):].tolist()
+        # Usage counts every generated token, the end-of-turn token included (as vLLM does);
+        # the text stops before it.
+        generated = len(new)
         eos = self.tokenizer.eos_token_id
         ended = eos is not None and eos in new
         if ended:
@@ -90,9 +93,9 @@ class LocalModel:
         text = self.tokenizer.decode(new, skip_special_tokens=True)
         cut = _cut_at_stop(text, stop)
         finish = "stop" if ended or cut is not None else (
-            "length" if len(new) >= budget else "stop")
+            "length" if generated >= budget else "stop")
         return Generation(text=text if cut is None else text[:cut], prompt_tokens=len(ids),
-                          completion_tokens=len(new), finish_reason=finish)
+                          completion_tokens=generated, finish_reason=finish)
 
 
 def _cut_at_stop(text: str, stop: list[str] | None) -> int | None:

@@ -154,7 +154,8 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         save_total_limit=cfg.save_total_limit, logging_steps=1, logging_first_step=True,
         seed=cfg.seed, data_seed=cfg.seed, report_to="none", disable_tqdm=True,
         dataloader_num_workers=0,
-        **({"gradient_checkpointing": True} if cfg.gradient_checkpointing else {}),
+        # TRL turns checkpointing on by default; webtraj leaves it to the option.
+        activation_checkpointing=cfg.gradient_checkpointing,
         use_cpu=not torch.cuda.is_available(), **_precision(cfg))
     try:
         model = AutoModelForCausalLM.from_pretrained(cfg.base, dtype="auto")

@@ -36,6 +36,7 @@ def _occupy(stack: ExitStack, urls: dict[str, str]) -> None:
     """Listen on every port the run recorded, so its next session must serve elsewhere."""
     for url in urls.values():
         sock = stack.enter_context(closing(socket.socket()))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT
         sock.bind(("127.0.0.1", int(url.rsplit(":", 1)[1])))
         sock.listen()
 
@@ -119,6 +120,7 @@ def test_dead_model_endpoint_is_an_error_then_retried(tmp_path, agent):
             [t] = list(store.iter_trajectories())
         assert server.request_count >= 1
     assert t.error is None and t.termination in ("stop", "max_steps")
+    assert t.site_urls is None  # the resumed run served its sites on the recorded ports
 
 
 def test_server_errors_after_retries_are_an_error_but_garbage_is_the_agents(tmp_path):

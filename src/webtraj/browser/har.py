@@ -19,6 +19,7 @@ from playwright.async_api import BrowserContext, Request
 from playwright.async_api import Error as PlaywrightError
 
 from webtraj import __version__
+from webtraj.model.jsonfile import read_journal
 
 
 def _pairs(headers: dict[str, str]) -> list[dict[str, str]]:
@@ -97,17 +98,9 @@ def har_journal(har_path: Path) -> Path:
 def har_from_journal(journal: Path, path: Path) -> bool:
     """The HAR of an episode whose worker was killed: the entries it journaled so far (a line
     cut by the kill is dropped). False when there is nothing to write."""
-    try:
-        lines = journal.read_bytes().splitlines()
-    except OSError:
+    if not journal.exists():
         return False
-    entries = []
-    for line in lines:
-        try:
-            entries.append(json.loads(line))
-        except ValueError:
-            break
-    return _write_har(path, entries, "worker killed")
+    return _write_har(path, read_journal(journal, json.loads), "worker killed")
 
 
 def _write_har(path: Path, entries: list[dict[str, Any]], why: str) -> bool:

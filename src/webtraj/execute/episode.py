@@ -21,6 +21,7 @@ from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
+from webtraj.model.jsonfile import read_journal
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step, Termination, Trajectory
 
@@ -78,17 +79,7 @@ class StepJournal:
 
 def journaled_steps(workdir: Path) -> tuple[Step, ...]:
     """The steps a killed episode journaled (a line cut by the kill is dropped)."""
-    try:
-        lines = (workdir / STEPS_JOURNAL).read_bytes().splitlines()
-    except OSError:
-        return ()
-    steps = []
-    for line in lines:
-        try:
-            steps.append(Step.model_validate_json(line))
-        except ValueError:
-            break
-    return tuple(steps)
+    return tuple(read_journal(workdir / STEPS_JOURNAL, Step.model_validate_json))
 
 
 def episode_artifacts(workdir: Path) -> dict[str, Path]:

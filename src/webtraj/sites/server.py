@@ -32,7 +32,10 @@ async def serve_all(host: str, port_base: int, today: dt.date, seed: int) -> Non
 
 
 def _port_free(host: str, port: int) -> bool:
+    """Whether the sites' server could listen there now (as it does, with SO_REUSEADDR: a port
+    whose last connections are in TIME_WAIT is free again at once)."""
     with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
         except OSError:

@@ -54,9 +54,10 @@ def run_distill(cfg: DistillConfig, *, on_stage: Stage | None = None,
                    max_steps=cfg.teacher.max_steps, workers=cfg.teacher.workers, **common),
          teacher_dir)
     with RunStore.open(teacher_dir) as store:
-        run_config = dict(store.info.config)
-        today = run_config.get("today")
-    judge = cfg.judge or default_judge(run_config)
+        info = store.info
+    # The student sees the teacher's sandbox date, so both runs get the same tasks.
+    today = info.sandbox.today.isoformat() if info.sandbox else cfg.today
+    judge = cfg.judge or default_judge(info)
     say(f"curating ({cfg.data})")
     curated = out / "curated"
     settings = CurateSettings(judge=judge, relabel=cfg.relabel, llm=cfg.relabel_llm,

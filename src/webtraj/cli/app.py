@@ -12,6 +12,7 @@ from webtraj.cli import eval as eval_cli
 from webtraj.cli import importers, judges, llm, mind2web, runs, sites
 from webtraj.cli import run as run_cmd
 from webtraj.cli import tasks as tasks_cli
+from webtraj.cli import train as train_cli
 from webtraj.cli import view as view_cmd
 from webtraj.cli.common import WebtrajGroup, console, esc, set_debug
 
@@ -35,6 +36,8 @@ app.add_typer(curate_cli.app, name="curate")
 app.command("run")(run_cmd.run)
 app.command("view")(view_cmd.view)
 app.command("report")(view_cmd.report)
+app.command("train")(train_cli.train)
+app.command("distill")(train_cli.distill)
 
 
 def _version(value: bool) -> None:

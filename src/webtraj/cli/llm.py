@@ -224,3 +224,47 @@ def scripted_server(
 
 async def _wait_forever() -> None:
     await asyncio.Event().wait()
+
+
+@app.command("serve-local")
+def serve_local(
+    model: str = typer.Option(..., "--model", help="Base model: a Hugging Face folder or id "
+                              "(or merged weights from webtraj train --merge)."),
+    adapter: Path | None = typer.Option(None, "--adapter", help="LoRA adapter folder "
+                                        "(OUT/adapter of webtraj train)."),
+    name: str = typer.Option("student", "--name", help="Model name clients ask for."),
+    port: int = typer.Option(8000, "--port", help="Port on 127.0.0.1."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+) -> None:
+    """Serve a local Hugging Face model on an OpenAI-compatible /v1/chat/completions
+    endpoint (transformers generation, greedy unless temperature > 0), for the llm and
+    mindact agents and the judges. For large models use vLLM (see README).
+
+    Example: webtraj llm serve-local --model Qwen/Qwen2.5-7B-Instruct --adapter q7/adapter
+    """
+    from rich.markup import escape
+
+    try:
+        from webtraj.train.local_model import LocalModel
+        from webtraj.train.serve import LocalServer
+    except ImportError as exc:
+        raise fail(f"serve-local needs the train extra: pip install 'webtraj[train]' "
+                   f"({escape(str(exc))})") from None
+    try:
+        loaded = LocalModel(model, adapter)
+    except InputError as exc:
+        raise fail(escape(str(exc))) from None
+    srv = LocalServer(loaded, name=name, host=host, port=port)
+    try:
+        srv.start()
+    except OSError as exc:
+        raise fail(f"cannot listen on {host}:{port}: {escape(str(exc))}") from None
+    console.print(f"serving {escape(name)} at {srv.base_url}; use --llm "
+                  f"base_url={srv.base_url},model={escape(name)}; Ctrl-C to stop",
+                  highlight=False)
+    try:
+        srv.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.stop()

@@ -11,6 +11,7 @@ import orjson
 import typer
 
 from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.train import export_sft
 
 app = typer.Typer(help="Mind2Web: rank, predict and score next actions offline.\n\n"
                   "Example: webtraj mind2web score --data data/test_task --predictions p.jsonl "
@@ -321,3 +322,5 @@ def run(
     _print_metrics(metrics)
     _report_issues(issues)
     console.print(f"wrote {out_dir}")
+
+app.command("export-sft")(export_sft)

@@ -1,26 +1,52 @@
 """Fine-tuning records in chat form: exactly what the `llm` agent (without few-shot examples)
 is shown at a step, and the answer it should give (seed 003's fine-tuning record: task,
-previous actions, URL, accessibility tree -> reasoning and next action)."""
+previous actions, URL, accessibility tree -> reasoning and next action).
+
+Actions recorded by role and name (the replay agent's reference actions) are written with the
+id that element had in the tree of their observation, as the agent would write them: a model
+trained on the records then takes the same actions by id, and its own history reads the same
+as the history in the records."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from webtraj.agents.page import parse_tree
 from webtraj.agents.prompting import SYSTEM_PROMPT, user_prompt
 from webtraj.curate.instance import Instance, KeptStep
 from webtraj.llm.tokens import trim_tree
-from webtraj.model.action import ACTION_PHRASE, action_text
-from webtraj.model.trajectory import Observation, Trajectory
+from webtraj.model.action import ACTION_PHRASE, Action, action_text
+from webtraj.model.trajectory import Observation, Step, Trajectory
 
 # The llm agent's defaults (webtraj.agents.llm_agent.LLMAgent), so records match its view.
 HISTORY_WINDOW = 8
 TREE_TOKENS = 6_000
 
 
-def assistant_text(reasoning: str, step: KeptStep) -> str:
+def by_id(action: Action | None, axtree: str) -> Action | None:
+    """A role-and-name action with the id its element has in `axtree` (the nth element of
+    that role and exact name, as the browser picks it); unchanged when it already has an id
+    or the element is not in the tree."""
+    if action is None or action.element_id or action.target is None:
+        return action
+    t = action.target
+    ids = [e.id for e in parse_tree(axtree) if e.id and e.role == t.role
+           and (e.name == t.name if t.exact else t.name.lower() in e.name.lower())]
+    if len(ids) <= t.nth:
+        return action
+    return action.model_copy(update={"element_id": ids[t.nth], "target": None})
+
+
+def history_by_id(steps: list[Step]) -> list[Step]:
+    return [s if s.action is None or s.action.element_id or s.action.target is None
+            else s.model_copy(update={"action": by_id(s.action, s.observation.axtree)})
+            for s in steps]
+
+
+def assistant_text(reasoning: str, step: KeptStep, axtree: str = "") -> str:
     """Reasoning, then the action after the fixed phrase, as the agent writes it."""
     why = reasoning.strip() or "I take the next step toward the task."
-    return f"{why}\n{ACTION_PHRASE} ```{action_text(step.action)}```"
+    return f"{why}\n{ACTION_PHRASE} ```{action_text(by_id(step.action, axtree))}```"
 
 
 def observation_at(traj: Trajectory, t: int) -> Observation:
@@ -48,10 +74,11 @@ def render(traj: Trajectory, inst: Instance, *, history_window: int = HISTORY_WI
     for step in inst.steps:
         obs = observation_at(traj, step.t)
         tree = agent_tree(obs.axtree, query, tree_tokens)
-        prompt = user_prompt(task, obs, traj.steps[:step.t], tree=tree, window=history_window)
+        prompt = user_prompt(task, obs, history_by_id(list(traj.steps[:step.t])), tree=tree,
+                             window=history_window)
         out.append({"messages": [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": prompt},
-            {"role": "assistant", "content": assistant_text(step.reasoning, step)},
+            {"role": "assistant", "content": assistant_text(step.reasoning, step, obs.axtree)},
         ]})
     return out

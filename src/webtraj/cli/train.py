@@ -1,0 +1,241 @@
+"""`webtraj train`: LoRA fine-tuning on curated chat data (seed 003's recipe as defaults)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from webtraj.cli.common import console, err_console, fail
+
+
+def train(
+    data: Path = typer.Option(..., "--data", help="Folder with train.jsonl [and "
+                              "validation.jsonl] (webtraj curate / mind2web export-sft)."),
+    base: str = typer.Option(..., "--base", help="Base model: a Hugging Face folder or id."),
+    out: Path = typer.Option(..., "--out", help="Output folder (checkpoints, adapter, "
+                             "merged, train_result.json)."),
+    epochs: float = typer.Option(3.0, "--epochs", min=0.01, help="Epochs (seed 003: silent)."),
+    lr: float = typer.Option(1e-4, "--lr", min=0, help="Learning rate (seed 003: 1e-4)."),
+    batch_size: int = typer.Option(16, "--batch-size", min=1,
+                                   help="Effective batch over all devices (seed 003: 16)."),
+    per_device_batch: int = typer.Option(1, "--per-device-batch", min=1,
+                                         help="Records per device per step."),
+    max_length: int = typer.Option(8192, "--max-length", min=16, help="Longest record in "
+                                   "tokens; longer ones are left out and reported."),
+    lora_r: int = typer.Option(16, "--lora-r", min=1, help="LoRA rank (seed 003: silent)."),
+    lora_alpha: int = typer.Option(32, "--lora-alpha", min=1),
+    lora_dropout: float = typer.Option(0.05, "--lora-dropout", min=0, max=0.99),
+    targets: str = typer.Option("q_proj,v_proj", "--targets", help="Comma-separated module "
+                                "names for LoRA, or all-linear (seed 003: q_proj,v_proj)."),
+    modules_to_save: str = typer.Option("", "--modules-to-save", help="Comma-separated "
+                                        "modules trained in full (e.g. lm_head)."),
+    scheduler: str = typer.Option("cosine", "--scheduler", help="cosine | linear | constant "
+                                  "| constant_with_warmup (seed 003: cosine)."),
+    warmup: float = typer.Option(0.03, "--warmup", min=0, max=0.99,
+                                 help="Warm-up share of the steps."),
+    seed: int = typer.Option(0, "--seed", help="Seed of initialisation and data order."),
+    few_shot: bool = typer.Option(True, "--few-shot/--no-few-shot", help="Put the llm "
+                                  "agent's worked example in each prompt, as the agent does "
+                                  "by default (keep it unless the agent runs without it)."),
+    merge: bool = typer.Option(False, "--merge", help="Also write merged weights to "
+                               "OUT/merged."),
+    no_resume: bool = typer.Option(False, "--no-resume", help="Start over even when OUT "
+                                   "has checkpoints."),
+    precision: str = typer.Option("auto", "--precision", help="auto | fp32 | bf16 | fp16."),
+    gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing",
+                                                help="Trade compute for memory."),
+) -> None:
+    """Fine-tune a base model with LoRA on curated data (TRL SFTTrainer + PEFT): loss on the
+    answers only, validation loss per epoch, a checkpoint per epoch (re-running resumes).
+    Multi-GPU: `accelerate launch -m webtraj.cli.app train ...`.
+
+    Example: webtraj train --data data/heur --base Qwen/Qwen2.5-7B-Instruct --out students/q7
+    """
+    try:
+        from webtraj.train.config import LoraSettings, TrainConfig
+        from webtraj.train.sft import train as run_train
+    except ImportError as exc:
+        raise fail(f"webtraj train needs the train extra: pip install 'webtraj[train]' "
+                   f"({escape(str(exc))})") from None
+    from pydantic import ValidationError
+
+    from webtraj.model.errors import InputError
+
+    try:
+        cfg = TrainConfig(
+            data=data, base=base, out=out, epochs=epochs, learning_rate=lr,
+            batch_size=batch_size, per_device_batch=per_device_batch, max_length=max_length,
+            lora=LoraSettings(r=lora_r, alpha=lora_alpha, dropout=lora_dropout,
+                              targets=tuple(t.strip() for t in targets.split(",") if t.strip()),
+                              modules_to_save=tuple(m.strip() for m in modules_to_save.split(",")
+                                                    if m.strip())),
+            scheduler=scheduler, warmup_ratio=warmup, seed=seed, few_shot=few_shot,
+            merge=merge, resume=not no_resume, precision=precision,
+            gradient_checkpointing=gradient_checkpointing)
+    except ValidationError as exc:
+        raise fail(escape(str(exc))) from None
+    try:
+        result = run_with_progress(cfg, run_train)
+    except InputError as exc:
+        raise fail(escape(str(exc))) from None
+    print_summary(result)
+
+
+def run_with_progress(cfg, run_train):  # noqa: ANN001, ANN201 - lazily imported types
+    from webtraj.train.config import LengthReport
+
+    def lengths(r: LengthReport) -> None:
+        if r.cut:
+            err_console.print(
+                f"[yellow]{r.split}: {r.cut} of {r.records} records are longer than "
+                f"{r.max_length} tokens (longest {r.longest}) and are left out; first lines: "
+                f"{', '.join(map(str, r.examples))}[/]", highlight=False)
+        elif r.records:
+            console.print(f"{r.split}: {r.records} records, longest {r.longest} tokens",
+                          highlight=False)
+
+    with Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("loss {task.fields[loss]}"), TimeElapsedColumn(),
+                  console=err_console, transient=True) as progress:
+        bar = progress.add_task("steps", total=None, loss="-")
+
+        def step(done: int, total: int, loss: float | None) -> None:
+            progress.update(bar, completed=done, total=total,
+                            loss="-" if loss is None else f"{loss:.4f}")
+
+        return run_train(cfg, progress=step, on_lengths=lengths)
+
+
+def print_summary(result) -> None:  # noqa: ANN001 - TrainResult
+    table = Table(title=f"Loss per epoch ({escape(str(result.out))})")
+    table.add_column("epoch", justify="right")
+    table.add_column("train loss", justify="right")
+    table.add_column("validation loss", justify="right")
+    for e in result.losses:
+        table.add_row(f"{e.epoch:g}", "-" if e.train_loss is None else f"{e.train_loss:.4f}",
+                      "-" if e.validation_loss is None else f"{e.validation_loss:.4f}")
+    console.print(table)
+    first = "-" if result.first_loss is None else f"{result.first_loss:.4f}"
+    last = "-" if result.final_loss is None else f"{result.final_loss:.4f}"
+    console.print(f"{result.steps} steps, {result.train_records} train / "
+                  f"{result.validation_records} validation records; loss {first} -> {last}; "
+                  f"{result.tokens_per_s:.0f} tokens/s"
+                  + (f"; resumed from {escape(result.resumed_from)}" if result.resumed_from
+                     else ""), highlight=False)
+    console.print(f"adapter: {escape(str(result.adapter))}"
+                  + (f"  merged: {escape(str(result.merged))}" if result.merged else ""),
+                  highlight=False)
+
+
+def distill(
+    config: Path = typer.Argument(..., help="Recipe file (YAML or JSON), see "
+                                  "examples/distill.yaml."),
+    out: Path | None = typer.Option(None, "--out", help="Override the recipe's out folder."),
+    data: str | None = typer.Option(None, "--data", help="Override the data choice: "
+                                    "success | all | partial (seed 003 Table 2 rows)."),
+) -> None:
+    """Teacher rollouts -> evaluate -> curate -> train -> student rollouts on the same tasks
+    -> teacher vs student SR and CSR per site and difficulty, with data statistics.
+    Re-running the same recipe resumes where it stopped.
+
+    Example: webtraj distill examples/distill.yaml --data success --out runs/distill-success
+    """
+    try:
+        from webtraj.execute.distill import REPORT, run_distill
+        from webtraj.train.distill_config import load_distill_config
+    except ImportError as exc:
+        raise fail(f"webtraj distill needs the train extra: pip install 'webtraj[train]' "
+                   f"({escape(str(exc))})") from None
+    from webtraj.model.errors import InputError
+
+    try:
+        cfg = load_distill_config(config, out=str(out) if out else None, data=data)
+    except InputError as exc:
+        raise fail(escape(str(exc))) from None
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True) as progress:
+        bar = progress.add_task("starting", total=None)
+
+        def stage(name: str) -> None:
+            progress.update(bar, description=name, completed=0, total=None)
+
+        def step(done: int, total: int, loss: float | None) -> None:
+            progress.update(bar, completed=done, total=total)
+
+        try:
+            report = run_distill(cfg, on_stage=stage, train_progress=step)
+        except (InputError, ValueError) as exc:
+            raise fail(escape(str(exc))) from None
+    print_summary(report.train)
+    print_data_stats(report.data)
+    console.print(comparison_table(report.comparison))
+    console.print(f"report: {escape(str(cfg.out / REPORT))}", highlight=False)
+
+
+def print_data_stats(stats) -> None:  # noqa: ANN001 - DataStats
+    table = Table(title=f"Training data ({escape(stats.choice)})")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    table.add_row("teacher trajectories", str(stats.trajectories))
+    table.add_row("fully successful (final CSR = 1)", str(stats.successful_trajectories))
+    table.add_row("trajectories used", str(stats.used_trajectories))
+    for split, n in stats.records.items():
+        table.add_row(f"{escape(split)} records", str(n))
+    console.print(table)
+
+
+def comparison_table(cmp) -> Table:  # noqa: ANN001 - Comparison
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{100 * v:.1f}"
+
+    table = Table(title=f"Teacher vs student ({escape(cmp.evaluator)})")
+    for col in ("site", "difficulty", "episodes T/S", "SR % teacher", "SR % student",
+                "CSR % teacher", "CSR % student", "errors T/S"):
+        table.add_column(col, justify="left" if col in ("site", "difficulty") else "right")
+    for r in cmp.rows:
+        t, s = r.teacher, r.student
+        table.add_row(escape(r.site), escape(r.difficulty), f"{t.episodes}/{s.episodes}",
+                      pct(t.sr), pct(s.sr), pct(t.csr), pct(s.csr), f"{t.errors}/{s.errors}",
+                      style="bold" if r.site == "all" else None)
+    return table
+
+
+def export_sft(
+    data: str = typer.Option(..., "--data", help="A Mind2Web file (.json, .jsonl, .parquet), "
+                             "a folder of them, or hub:SPLIT."),
+    out: Path = typer.Option(..., "--out", help="Folder for train.jsonl / validation.jsonl."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the candidate shuffle and the split."),
+    top_k: int = typer.Option(50, "--top-k", min=1, help="Candidates per step (by rank)."),
+    neg_groups: int = typer.Option(1, "--neg-groups", min=0, help="'None of the above' "
+                                   "questions per step."),
+    val_fraction: float = typer.Option(0.0, "--val-fraction", min=0.0, max=0.99,
+                                       help="Share of tasks in validation."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
+) -> None:
+    """Write MindAct's multiple-choice action prediction data (seed 004) in chat form, for
+    `webtraj train`; the trained model then serves `webtraj mind2web predict` through
+    `webtraj llm serve-local`.
+
+    Example: webtraj mind2web export-sft --data data/train --out data/m2w-sft --val-fraction 0.05
+    """
+    from webtraj.train.mind2web_sft import export_sft as run_export
+
+    try:
+        stats, issues = run_export(data, out, seed=seed, top_k=top_k, neg_groups=neg_groups,
+                                   val_fraction=val_fraction, limit=limit)
+    except (FileNotFoundError, ValueError) as exc:
+        raise fail(escape(str(exc))) from None
+    console.print(f"{stats.steps} steps -> {stats.records.get('train', 0)} train / "
+                  f"{stats.records.get('validation', 0)} validation records "
+                  f"({stats.positive_groups} with the target, {stats.none_groups} 'none of "
+                  f"the above'); skipped {stats.skipped_unparseable} unparseable pages, "
+                  f"{stats.skipped_no_positive} steps without their target; wrote "
+                  f"{escape(str(out))}", highlight=False)
+    if len(issues):
+        err_console.print(f"[yellow]{len(issues)} input problem(s)[/]")
+        for issue in list(issues)[:10]:
+            err_console.print(f"  {issue}", highlight=False, markup=False)

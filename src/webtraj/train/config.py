@@ -1,0 +1,96 @@
+"""Settings of one fine-tuning run, with seed 003's recipe as defaults.
+
+Seed 003 (§2.3 "Distillation") gives: LoRA on the query and value projections (q_proj,
+v_proj), learning rate 1e-4, cosine schedule, batch size 16. It is silent on the LoRA rank,
+alpha and dropout, the number of epochs, the maximum sequence length, warm-up, weight decay,
+the optimizer and precision; the defaults below for those are webtraj's choices (common LoRA
+values), marked `seed silent`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from webtraj.model.base import FrozenModel
+
+SEED_TARGETS = ("q_proj", "v_proj")
+
+
+class LoraSettings(FrozenModel):
+    targets: tuple[str, ...] = SEED_TARGETS  # seed 003
+    r: int = Field(default=16, ge=1)  # seed silent
+    alpha: int = Field(default=32, ge=1)  # seed silent
+    dropout: float = Field(default=0.05, ge=0, lt=1)  # seed silent
+    # Modules trained in full beside the adapter (e.g. lm_head for a model with random
+    # weights, as in the tests); none in seed 003.
+    modules_to_save: tuple[str, ...] = ()
+
+
+class TrainSettings(FrozenModel):
+    """How to train, whatever the data and the base model (the distill recipe's `train`)."""
+
+    lora: LoraSettings = LoraSettings()
+    learning_rate: float = Field(default=1e-4, gt=0)  # seed 003
+    scheduler: Literal["cosine", "linear", "constant", "constant_with_warmup"] = "cosine"
+    batch_size: int = Field(default=16, ge=1)  # seed 003: effective batch (all devices)
+    per_device_batch: int = Field(default=1, ge=1)
+    epochs: float = Field(default=3.0, gt=0)  # seed silent
+    max_length: int = Field(default=8_192, ge=16)  # seed silent; longer records are left out
+    warmup_ratio: float = Field(default=0.03, ge=0, lt=1)  # seed silent
+    weight_decay: float = Field(default=0.0, ge=0)  # seed silent
+    seed: int = 0
+    # The llm agent's default prompt carries one worked example (few_shot=True); the records
+    # get the same example so the training prompt is exactly the acting prompt.
+    few_shot: bool = True
+    merge: bool = False
+    resume: bool = True
+    save_total_limit: int = Field(default=2, ge=1)
+    gradient_checkpointing: bool = False
+    precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
+
+
+class TrainConfig(TrainSettings):
+    data: Path
+    base: str
+    out: Path
+
+
+class EpochLoss(FrozenModel):
+    epoch: float
+    train_loss: float | None = None
+    validation_loss: float | None = None
+
+
+class LengthReport(FrozenModel):
+    """Records left out because prompt + answer exceed max_length tokens."""
+
+    split: str
+    records: int
+    kept: int
+    cut: int
+    longest: int
+    max_length: int
+    # Line numbers (1-based) of the first cut records, to find them in the JSONL.
+    examples: tuple[int, ...] = ()
+
+
+class TrainResult(FrozenModel):
+    out: Path
+    adapter: Path
+    merged: Path | None = None
+    base: str
+    steps: int
+    epochs: float
+    train_records: int
+    validation_records: int
+    lengths: tuple[LengthReport, ...]
+    losses: tuple[EpochLoss, ...]
+    first_loss: float | None = None
+    final_loss: float | None = None
+    trained_tokens: int
+    runtime_s: float
+    tokens_per_s: float
+    peak_memory_mb: float | None = None
+    resumed_from: str | None = None

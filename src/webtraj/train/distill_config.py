@@ -1,0 +1,80 @@
+"""The distill recipe's settings (`webtraj distill CONFIG`, YAML or JSON): teacher rollouts
+-> evaluation -> curation -> training -> student rollouts on the same tasks -> comparison.
+
+`data` picks seed 003's Table 2 rows: `success` (trajectories judged fully successful),
+`all` (every trajectory, every step, the original task), `partial` (smallest best prefixes
+with valid stops and hindsight relabeling: webtraj curate)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import orjson
+from pydantic import Field, ValidationError
+
+from webtraj.model.base import FrozenModel
+from webtraj.model.errors import InputError, from_validation_error
+from webtraj.train.config import TrainSettings
+
+DataChoice = Literal["success", "all", "partial"]
+
+
+class Rollouts(FrozenModel):
+    agent: str = "llm"
+    llm: str | None = None
+    max_steps: int = Field(default=30, ge=1)
+    trials: int = Field(default=1, ge=1)
+    workers: int = Field(default=1, ge=1)
+
+
+class StudentServe(FrozenModel):
+    """How the student is served for its rollouts (serve-local on 127.0.0.1)."""
+
+    name: str = "student"
+    max_tokens: int = Field(default=512, ge=1)
+    max_steps: int | None = Field(default=None, ge=1)  # default: the teacher's
+    workers: int = Field(default=1, ge=1)
+
+
+class DistillConfig(FrozenModel):
+    out: Path
+    suite: str = "booking"
+    task_ids: tuple[str, ...] = ()
+    limit: int | None = Field(default=None, ge=1)
+    today: str | None = None
+    seed: int = 0
+    teacher: Rollouts = Rollouts()
+    data: DataChoice = "partial"
+    judge: str | None = None  # default: the sandbox oracle (else the rule judge)
+    relabel: Literal["rule", "llm"] = "rule"
+    relabel_llm: str | None = None
+    val_fraction: float = Field(default=0.1, ge=0, lt=1)
+    base: str
+    train: TrainSettings = TrainSettings()
+    student: StudentServe = StudentServe()
+
+
+def load_distill_config(path: Path, **overrides: object) -> DistillConfig:
+    """Read a YAML or JSON recipe; errors name the file and the field."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=path) from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = orjson.loads(raw)
+        else:
+            import yaml
+
+            data = yaml.safe_load(raw)
+    except Exception as exc:  # noqa: BLE001 - any parse error of the user's file
+        raise InputError(f"not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}",
+                         file=path) from None
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping of settings", file=path)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return DistillConfig.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, file=path) from None

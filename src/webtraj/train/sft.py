@@ -1,0 +1,236 @@
+"""LoRA supervised fine-tuning with TRL's SFTTrainer and PEFT.
+
+Output folder: `checkpoints/` (one per epoch, resumable), `adapter/` (the LoRA adapter and
+the tokenizer, loadable with PEFT or vLLM's --lora-modules), optional `merged/` (base weights
+with the adapter folded in) and `train_result.json` (lengths cut, losses per epoch, speed).
+Runs as is on CPU or one GPU; under `accelerate launch` each process takes its share of the
+effective batch."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from webtraj.model.errors import InputError
+from webtraj.train.config import EpochLoss, LengthReport, TrainConfig, TrainResult
+from webtraj.train.data import cut_long, read_split, to_rows
+
+ProgressFn = Callable[[int, int, float | None], None]
+CHECKPOINTS = "checkpoints"
+ADAPTER = "adapter"
+MERGED = "merged"
+RESULT = "train_result.json"
+
+
+def world_size() -> int:
+    return max(1, int(os.environ.get("WORLD_SIZE", "1")))
+
+
+def grad_accumulation(cfg: TrainConfig) -> int:
+    per_step = cfg.per_device_batch * world_size()
+    if cfg.batch_size % per_step:
+        raise InputError(f"batch size {cfg.batch_size} is not a multiple of per-device batch "
+                         f"{cfg.per_device_batch} x {world_size()} process(es)",
+                         field="batch_size")
+    return cfg.batch_size // per_step
+
+
+def _precision(cfg: TrainConfig) -> dict[str, bool]:
+    import torch
+
+    mode = cfg.precision
+    if mode == "auto":
+        mode = ("bf16" if torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+                else "fp16" if torch.cuda.is_available() else "fp32")
+    return {"bf16": mode == "bf16", "fp16": mode == "fp16"}
+
+
+def load_tokenizer(base: str) -> Any:
+    from transformers import AutoTokenizer
+
+    try:
+        tok = AutoTokenizer.from_pretrained(base)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot load a tokenizer from {base!r}: {exc}", field="base") from None
+    if tok.chat_template is None:
+        raise InputError(f"{base!r} has no chat template; use an instruct model or add "
+                         "chat_template to its tokenizer_config.json", field="base")
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def _targets(targets: tuple[str, ...]) -> list[str] | str:
+    """PEFT's shorthand for every linear layer but the output head."""
+    return "all-linear" if targets == ("all-linear",) else list(targets)
+
+
+def last_checkpoint(out: Path) -> str | None:
+    from transformers.trainer_utils import get_last_checkpoint
+
+    folder = out / CHECKPOINTS
+    return get_last_checkpoint(str(folder)) if folder.is_dir() else None
+
+
+def _callback(progress: ProgressFn | None, losses: dict[float, dict[str, float]],
+              step_losses: list[float]):
+    from transformers import TrainerCallback
+
+    class Track(TrainerCallback):
+        """Feeds the progress bar and keeps the losses the summary shows."""
+
+        def on_step_end(self, args, state, control, **kw):  # noqa: ANN001
+            if progress:
+                progress(state.global_step, state.max_steps,
+                         step_losses[-1] if step_losses else None)
+
+        def on_log(self, args, state, control, logs=None, **kw):  # noqa: ANN001
+            logs = logs or {}
+            epoch = round(math.ceil((state.epoch or 0) - 1e-9), 0) or 1.0
+            if "loss" in logs:
+                step_losses.append(float(logs["loss"]))
+                losses.setdefault(epoch, {}).setdefault("train", []).append(float(logs["loss"]))
+            if "eval_loss" in logs:
+                losses.setdefault(epoch, {})["eval"] = float(logs["eval_loss"])
+
+    return Track()
+
+
+def _epoch_losses(losses: dict[float, dict[str, Any]]) -> tuple[EpochLoss, ...]:
+    out = []
+    for epoch in sorted(losses):
+        train = losses[epoch].get("train") or []
+        out.append(EpochLoss(epoch=epoch, train_loss=sum(train) / len(train) if train else None,
+                             validation_loss=losses[epoch].get("eval")))
+    return tuple(out)
+
+
+def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
+          on_lengths: Callable[[LengthReport], None] | None = None,
+          on_model: Callable[[Any, Any], None] | None = None) -> TrainResult:
+    """Fine-tune `cfg.base` on `cfg.data`; resumes from the last checkpoint in `cfg.out`.
+    `on_model(model, tokenizer)` sees the trained model in memory, before it is saved."""
+    import torch
+    from datasets import Dataset
+    from peft import LoraConfig
+    from transformers import AutoModelForCausalLM
+    from trl import SFTConfig, SFTTrainer
+
+    train_file, val_file = cfg.data / "train.jsonl", cfg.data / "validation.jsonl"
+    if not train_file.exists():
+        raise InputError("no train.jsonl (write one with webtraj curate or webtraj mind2web "
+                         "export-sft)", file=cfg.data)
+    tok = load_tokenizer(cfg.base)
+    reports = []
+    splits = {}
+    token_total = 0
+    for split, path in (("train", train_file), ("validation", val_file)):
+        kept, lengths, report = cut_long(tok, split, read_split(path, few_shot=cfg.few_shot),
+                                         cfg.max_length)
+        reports.append(report)
+        if on_lengths:
+            on_lengths(report)
+        splits[split] = kept
+        if split == "train":
+            token_total = sum(lengths)
+    if not splits["train"]:
+        raise InputError(f"no training record fits max_length {cfg.max_length}",
+                         file=train_file)
+    has_val = bool(splits["validation"])
+    accum = grad_accumulation(cfg)
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    args = SFTConfig(
+        output_dir=str(cfg.out / CHECKPOINTS), num_train_epochs=cfg.epochs,
+        learning_rate=cfg.learning_rate, lr_scheduler_type=cfg.scheduler,
+        warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
+        per_device_train_batch_size=cfg.per_device_batch,
+        per_device_eval_batch_size=cfg.per_device_batch, gradient_accumulation_steps=accum,
+        max_length=cfg.max_length, completion_only_loss=True, packing=False,
+        eval_strategy="epoch" if has_val else "no", save_strategy="epoch",
+        save_total_limit=cfg.save_total_limit, logging_steps=1, logging_first_step=True,
+        seed=cfg.seed, data_seed=cfg.seed, report_to="none", disable_tqdm=True,
+        dataloader_num_workers=0,
+        # TRL turns checkpointing on by default; webtraj leaves it to the option.
+        activation_checkpointing=cfg.gradient_checkpointing,
+        use_cpu=not torch.cuda.is_available(), **_precision(cfg))
+    try:
+        model = AutoModelForCausalLM.from_pretrained(cfg.base, dtype="auto")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot load a causal LM from {cfg.base!r}: {exc}",
+                         field="base") from None
+    peft_config = LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
+                             lora_dropout=cfg.lora.dropout, bias="none",
+                             target_modules=_targets(cfg.lora.targets), task_type="CAUSAL_LM",
+                             modules_to_save=list(cfg.lora.modules_to_save) or None)
+    losses: dict[float, dict[str, Any]] = {}
+    step_losses: list[float] = []
+    trainer = SFTTrainer(
+        model=model, args=args, processing_class=tok, peft_config=peft_config,
+        train_dataset=Dataset.from_list(to_rows(splits["train"])),
+        eval_dataset=Dataset.from_list(to_rows(splits["validation"])) if has_val else None,
+        callbacks=[_callback(progress, losses, step_losses)])
+    resume = last_checkpoint(cfg.out) if cfg.resume else None
+    if torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()
+    t0 = time.perf_counter()
+    out = trainer.train(resume_from_checkpoint=resume)
+    runtime = time.perf_counter() - t0
+    if on_model:
+        on_model(trainer.model, tok)
+    adapter = cfg.out / ADAPTER
+    trainer.save_model(str(adapter))
+    tok.save_pretrained(str(adapter))
+    merged = None
+    if cfg.merge and trainer.is_world_process_zero():
+        merged = merge_adapter(cfg.base, adapter, cfg.out / MERGED)
+    peak = (torch.cuda.max_memory_allocated() / 2**20 if torch.cuda.is_available()
+            else _peak_rss_mb())
+    # Tokens trained in this session: from the resumed checkpoint's epoch to the end.
+    trained = int(token_total * max(0.0, float(out.metrics.get("epoch", cfg.epochs))
+                                    - _checkpoint_epoch(resume)))
+    result = TrainResult(
+        out=cfg.out, adapter=adapter, merged=merged, base=cfg.base,
+        steps=out.global_step, epochs=cfg.epochs, train_records=len(splits["train"]),
+        validation_records=len(splits["validation"]), lengths=tuple(reports),
+        losses=_epoch_losses(losses), first_loss=step_losses[0] if step_losses else None,
+        final_loss=step_losses[-1] if step_losses else None, trained_tokens=trained,
+        runtime_s=runtime, tokens_per_s=trained / runtime if runtime > 0 else 0.0,
+        peak_memory_mb=peak, resumed_from=resume)
+    if trainer.is_world_process_zero():
+        from webtraj.store.atomic import write_bytes_atomic
+
+        write_bytes_atomic(cfg.out / RESULT, result.model_dump_json(indent=2).encode())
+    return result
+
+
+def _checkpoint_epoch(checkpoint: str | None) -> float:
+    if checkpoint is None:
+        return 0.0
+    import orjson
+
+    state = orjson.loads((Path(checkpoint) / "trainer_state.json").read_bytes())
+    return float(state.get("epoch") or 0.0)
+
+
+def _peak_rss_mb() -> float | None:
+    try:
+        import resource
+    except ImportError:
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def merge_adapter(base: str, adapter: Path, out: Path) -> Path:
+    """Fold the LoRA weights into the base model and save a plain model folder."""
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(base, dtype="auto")
+    merged = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+    merged.save_pretrained(str(out))
+    AutoTokenizer.from_pretrained(str(adapter)).save_pretrained(str(out))
+    return out

@@ -15,6 +15,7 @@ from contextlib import closing
 
 import uvicorn
 
+from webtraj.model.lifetime import stop_child
 from webtraj.sites.common.dates import resolve_today
 from webtraj.sites.inventory import build_inventory
 from webtraj.sites.registry import SITE_CLASSES, make_sites, site_urls
@@ -98,13 +99,7 @@ class SitesProcess:
         return False
 
     def stop(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
+        stop_child(self._proc)
         self._proc = None
 
     def __exit__(self, *exc: object) -> None:

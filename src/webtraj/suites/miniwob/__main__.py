@@ -13,11 +13,17 @@ def main() -> None:
     serve = sub.add_parser("serve")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, required=True)
+    serve.add_argument("--parent-pid", type=int, default=None,
+                       help="die with this process (the run that started the server)")
     check = sub.add_parser("check")
     check.add_argument("--out", default=None, help="where to write the result (JSON)")
     args = parser.parse_args()
     if args.command == "serve":
+        from webtraj.model.lifetime import die_with_parent
         from webtraj.suites.miniwob.server import serve as run
+
+        if args.parent_pid is not None:
+            die_with_parent(args.parent_pid)
 
         run(args.host, args.port)
     else:

@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from webtraj.model.lifetime import stop_child
 from webtraj.suites.miniwob.assets import html_dir
 from webtraj.suites.miniwob.paths import REWARD_PATH, SCRIPT_PATH, START_PATH
 
@@ -117,7 +118,7 @@ class MiniWoBServer:
         for _ in range(3):
             self.port = _free_port(self.host)
             cmd = [sys.executable, "-m", "webtraj.suites.miniwob", "serve", "--host",
-                   self.host, "--port", str(self.port)]
+                   self.host, "--port", str(self.port), "--parent-pid", str(os.getpid())]
             self._proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"},
                                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             if self._wait_ready():
@@ -137,15 +138,7 @@ class MiniWoBServer:
         return False
 
     def stop(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-        if self._proc is not None and self._proc.stderr is not None:
-            self._proc.stderr.close()
+        stop_child(self._proc)
         self._proc = None
 
     def __exit__(self, *exc: object) -> None:

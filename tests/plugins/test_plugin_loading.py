@@ -238,3 +238,33 @@ def test_constraint_judge_plugin(user_module):
                EvalEnv())
     with pytest.raises(ConfigError, match="unknown judge"):
         create({"evaluator": "constraints", "judge": "no-such-judge"}, EvalEnv())
+
+
+def test_entry_point_agent_and_evaluator_run_in_worker_processes(user_module, tmp_path):
+    """Published under the entry-point groups only (no module spec on the command line):
+    `webtraj run` with 2 worker processes rebuilds the agent there and scores with the
+    plug-in evaluator, like a built-in."""
+    import os
+    import subprocess
+
+    from webtraj.store import RunStore
+
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")]), "RAY_AUTH_MODE": "disabled"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "webtraj.cli.app", "run", "--suite", "booking", "--today",
+         "2026-01-15", "--task-ids", "booking.hotels.01,booking.cars.01", "--agent", "wave",
+         "--agent-option", "clicks=2", "--evaluator", "step-count", "--workers", "2",
+         "--max-steps", "5", "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with RunStore.open(out) as store:
+        trajs = list(store.iter_trajectories())
+        scores = {t.trajectory_id: {s.evaluator for s in store.scores(t.trajectory_id)}
+                  for t in trajs}
+    assert len(trajs) == 2
+    for t in trajs:
+        assert t.agent == "wave" and t.error is None
+        assert [s.action.kind for s in t.steps] == ["click", "click", "stop"]
+        assert "step-count" in scores[t.trajectory_id]

@@ -75,12 +75,12 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path, base_model):
     (tmp_path / "train.jsonl").write_text('{"messages": [{"role": "user"}]}\n')
     res = CliRunner().invoke(app, ["train", "--data", str(tmp_path), "--base",
                                    str(base_model), "--out", str(tmp_path / "out")])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert "train.jsonl: record 1: field 'messages'" in " ".join(res.output.split())
     assert "Traceback" not in res.output
     res = CliRunner().invoke(app, ["train", "--data", str(tmp_path / "none"), "--base",
                                    str(base_model), "--out", str(tmp_path / "out")])
-    assert res.exit_code == 1 and "no train.jsonl" in " ".join(res.output.split())
+    assert res.exit_code == 2 and "no train.jsonl" in " ".join(res.output.split())
 
 
 def test_records_longer_than_max_length_are_left_out_and_reported(split_data, base_model,

@@ -110,7 +110,7 @@ def _write_tasks(tasks: Iterable[Task | Mapping[str, Any]], out: Path) -> Path:
 def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
         agent: Agent | str, out: str | Path, suite: str | None = None,
         agent_options: Mapping[str, Any] | BaseModel | None = None,
-        llm: str | None = None, workers: int = 1,
+        llm: str | None = None, workers: int = 1, episodes_per_worker: int = 1,
         executor: Literal["local", "ray"] = "local", ray_address: str | None = None,
         trials: int = 1, max_steps: int = 30, timeout_s: float = 300.0,
         task_ids: Sequence[str] = (), seeds: Iterable[int] = (), limit: int | None = None,
@@ -135,11 +135,12 @@ def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
     rebuilt = agent_spec(agent)
     local_agent: Agent | None = None
     if rebuilt is None:
-        if executor == "ray" or workers > 1:
+        if executor == "ray" or workers > 1 or episodes_per_worker > 1:
             raise InputError(f"agent {type(agent).__qualname__} cannot be rebuilt in worker "
                              "processes (define its class in an importable module, with its "
                              "options in an `options` attribute), so it runs in this process: "
-                             "use workers=1 and the local executor", field="agent")
+                             "use workers=1, episodes_per_worker=1 and the local executor",
+                             field="agent")
         if options:
             raise InputError("agent_options apply to an agent given by spec; an agent object "
                              "carries its own options", field="agent_options")
@@ -158,6 +159,7 @@ def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
     config = RunConfig(suite=suite, tasks_file=tasks_file, task_ids=tuple(task_ids),
                        limit=limit, agent=spec, agent_options=options, llm=llm,
                        no_cache=no_cache, trials=trials, max_steps=max_steps, workers=workers,
+                       episodes_per_worker=episodes_per_worker,
                        executor=executor, ray_address=ray_address, timeout_s=timeout_s,
                        today=today, seed=seed, seeds=tuple(seeds), evaluate=evaluate,
                        screenshots=screenshots, allow_origins=tuple(allow_origins),

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Page, WebSocketRoute
+from playwright.async_api import BrowserContext, CDPSession, Page, WebSocketRoute
 
-from webtraj.browser.guard import PageGuard
+from webtraj.browser.guard import PageGuard, RequestWatcher
 from webtraj.browser.records import BlockedRequest
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
@@ -62,6 +61,10 @@ class OriginAllowlist:
         self.blocked.append(item)
         return item
 
+    def session(self, page: Page) -> CDPSession | None:
+        """The CDP session the guard holds on `page` (None before it is guarded)."""
+        return self._guard.session(page) if self._guard is not None else None
+
     async def guard_page(self, page: Page) -> None:
         """Put `page` under the guard before it sends anything (see guard.py)."""
         if self._guard is not None:
@@ -76,6 +79,6 @@ class OriginAllowlist:
         await ws.close(code=1008, reason="blocked by webtraj origin allowlist")
 
     async def install(self, context: BrowserContext,
-                      on_request: Callable[[], None] | None = None) -> None:
-        self._guard = PageGuard(context, self, on_request)
+                      watcher: RequestWatcher | None = None) -> None:
+        self._guard = PageGuard(context, self, watcher)
         await context.route_web_socket(re.compile(r".*"), self._on_websocket)

@@ -28,6 +28,9 @@ class EnvConfig(FrozenModel):
     # Observation contents.
     visible_only: bool = False
     screenshot: bool = True
+    # PNG is lossless (encoded for speed, same pixels); JPEG/WebP are smaller and lossy.
+    screenshot_format: Literal["png", "jpeg", "webp"] = "png"
+    screenshot_quality: int = Field(default=80, ge=1, le=100)
     full_page_screenshot: bool = False
     html: bool = False
     # Parsed JSON-LD of the page (what rule judges read as structured data).
@@ -35,8 +38,10 @@ class EnvConfig(FrozenModel):
     # Patience, in milliseconds.
     action_timeout_ms: int = Field(default=5_000, ge=100)
     navigation_timeout_ms: int = Field(default=15_000, ge=100)
+    # Settling after an action (settle.py): at most this long, and the DOM must have been
+    # quiet this long once nothing is pending in the page.
     settle_timeout_ms: int = Field(default=3_000, ge=0)
-    network_quiet_ms: int = Field(default=150, ge=0)
+    dom_quiet_ms: int = Field(default=0, ge=0)
     # JavaScript dialogs: alerts are always accepted; confirm/prompt follow this.
     dialog_policy: Literal["accept", "dismiss"] = "accept"
     # Extraction retries when a frame detaches or a navigation replaces the document.

@@ -36,7 +36,7 @@ from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.har import HarFallback, har_journal
-from webtraj.browser.observe import capture
+from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.records import (
     BlockedRequest,
     BrowserObservation,
@@ -44,10 +44,10 @@ from webtraj.browser.records import (
     StepResult,
 )
 from webtraj.browser.refusal import RefusingProxy
-from webtraj.browser.settle import NetworkMonitor, settle
+from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
 from webtraj.browser.tabs import TabManager
 from webtraj.model.action import ELEMENT_KINDS, Action, ActionKind
-from webtraj.model.trajectory import ElementBox
+from webtraj.model.trajectory import ElementBox, StepTimings
 
 
 class EnvClosedError(RuntimeError):
@@ -106,7 +106,9 @@ class BrowserEnv:
         self.context.set_default_timeout(cfg.action_timeout_ms)
         self.context.set_default_navigation_timeout(cfg.navigation_timeout_ms)
         self._monitor = NetworkMonitor()
-        await self.allowlist.install(self.context, on_request=self._monitor.touch)
+        await self.context.add_init_script(ACTIVITY_SCRIPT)
+        await self.context.add_init_script(HIDE_CARET_SCRIPT)
+        await self.allowlist.install(self.context, watcher=self._monitor)
         self._monitor.attach(self.context)
         if cfg.har_path is not None:
             self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)))
@@ -125,38 +127,49 @@ class BrowserEnv:
             raise EnvClosedError("the environment is not open: call reset(start_url) first")
         return self.tabs, self._runner
 
-    async def observe(self, *, error: str | None = None) -> BrowserObservation:
-        """The active tab as it is now (no action)."""
+    async def observe(self, *, error: str | None = None,
+                      times: dict[str, float] | None = None) -> BrowserObservation:
+        """The active tab as it is now (no action); `times` gets each part's seconds."""
         tabs, _ = self._live()
         page = await tabs.current()
         new_dialogs = tuple(tabs.dialogs[self._dialogs_seen:])
         self._dialogs_seen = len(tabs.dialogs)
-        return await capture(page, tabs, self.config, error=error, dialogs=new_dialogs)
+        session = self.allowlist.session(page) if self.allowlist else None
+        return await capture(page, tabs, self.config, error=error, dialogs=new_dialogs,
+                             session=session, times=times)
 
-    async def _perform(self, action: Action) -> str | None:
+    async def _perform(self, action: Action, times: dict[str, float] | None = None
+                       ) -> str | None:
         tabs, runner = self._live()
-        since = time.monotonic()
+        times = {} if times is None else times
         error: str | None = None
+        t0 = time.perf_counter()
         try:
             await runner.run(action)
         except ActionFailed as exc:
             error = str(exc)
+        t1 = time.perf_counter()
         page = await tabs.current()
-        await settle(page, self._monitor, since=since, timeout_ms=self.config.settle_timeout_ms,
-                     quiet_ms=self.config.network_quiet_ms)
+        await settle(page, self._monitor, timeout_ms=self.config.settle_timeout_ms,
+                     dom_quiet_ms=self.config.dom_quiet_ms)
+        times["action"], times["settle"] = t1 - t0, time.perf_counter() - t1
         return error
 
     async def step(self, action: Action) -> StepResult:
         """Do `action`, wait for the page to settle, observe. Failures are in `error`."""
         started = time.monotonic()
         box = await self._element_box(action)
-        error = await self._perform(action)
+        times: dict[str, float] = {}
+        error = await self._perform(action, times)
         self._steps += 1
-        obs = await self.observe(error=error)
+        obs = await self.observe(error=error, times=times)
         done = action.kind is ActionKind.STOP
+        timings = StepTimings(**{k: times.get(k) for k in (
+            "action", "settle", "capture", "tree", "screenshot")})
         return StepResult(observation=obs, error=error, done=done,
                           answer=action.value if done else None,
-                          duration_s=time.monotonic() - started, element_box=box)
+                          duration_s=time.monotonic() - started, element_box=box,
+                          timings=timings)
 
     async def _element_box(self, action: Action) -> ElementBox | None:
         """The target's box as the last screenshot shows it (before the action scrolls or

@@ -18,14 +18,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from playwright.async_api import BrowserContext, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 if TYPE_CHECKING:
     from webtraj.browser.allowlist import OriginAllowlist
+
+class RequestWatcher(Protocol):
+    """Told when the guard starts and stops holding a request (see settle.NetworkMonitor)."""
+
+    def hold(self, key: str) -> None: ...
+
+    def release(self, key: str) -> None: ...
+
 
 _ALL_REQUESTS = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 
@@ -34,12 +41,12 @@ class PageGuard:
     """Per context: one CDP session per page, each failing requests the allowlist refuses."""
 
     def __init__(self, context: BrowserContext, allowlist: OriginAllowlist,
-                 on_request: Callable[[], None] | None = None) -> None:
+                 watcher: RequestWatcher | None = None) -> None:
         self.context = context
         self.allowlist = allowlist
-        # Told of each request as soon as the guard holds it: Playwright's own "request" event
+        # Told of each request while the guard holds it: Playwright's own "request" event
         # comes only after the guard lets it go, and settling must not miss it meanwhile.
-        self.on_request = on_request
+        self.watcher = watcher
         self._sessions: dict[Page, CDPSession] = {}
         self._pending: dict[Page, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -47,6 +54,10 @@ class PageGuard:
 
     def guarded(self, page: Page) -> bool:
         return page in self._sessions
+
+    def session(self, page: Page) -> CDPSession | None:
+        """The page's CDP session (other page-level CDP work shares it)."""
+        return self._sessions.get(page)
 
     def _opened(self, page: Page) -> None:
         if page not in self._sessions and page not in self._pending:
@@ -75,9 +86,12 @@ class PageGuard:
         page.on("close", lambda p: self._sessions.pop(p, None))
 
     def _spawn(self, session: CDPSession, event: dict[str, Any]) -> None:
-        if self.on_request is not None:
-            self.on_request()
+        key = str(event.get("requestId", ""))
+        if self.watcher is not None:
+            self.watcher.hold(key)
         task = asyncio.ensure_future(self._decide(session, event))
+        if self.watcher is not None:
+            task.add_done_callback(lambda _: self.watcher.release(key))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

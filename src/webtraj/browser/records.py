@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field, JsonValue
 
 from webtraj.model.base import FrozenModel
-from webtraj.model.trajectory import ElementBox, Observation, Tab
+from webtraj.model.trajectory import ElementBox, Observation, StepTimings, Tab
 
 
 class BlockedRequest(FrozenModel):
@@ -69,6 +69,8 @@ class StepResult(FrozenModel):
     duration_s: float = 0.0
     # The acted element's box on the screenshot of the observation the action was taken on.
     element_box: ElementBox | None = None
+    # Seconds spent acting, settling and capturing (and the capture's parts).
+    timings: StepTimings | None = None
 
 
 class EpisodeResult(FrozenModel):

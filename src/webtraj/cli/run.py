@@ -33,6 +33,10 @@ def run(
     trials: int = typer.Option(1, "--trials", min=1),
     max_steps: int = typer.Option(30, "--max-steps", min=1),
     workers: int = typer.Option(1, "--workers", min=1, help="Parallel browsers."),
+    episodes_per_worker: int = typer.Option(
+        1, "--episodes-per-worker", min=1, help="Episodes each worker runs at once, in "
+        "separate contexts of its browser (most of an episode is waiting: 2-4 keep a core "
+        "busy)."),
     executor: str = typer.Option("local", "--executor", help="local | ray"),
     ray_address: str = typer.Option(None, "--ray-address"),
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds per episode."),
@@ -78,6 +82,7 @@ def run(
         config = RunConfig(
             suite=suite, tasks_file=str(tasks) if tasks else None, agent=agent, llm=llm,
             trials=trials, max_steps=max_steps, workers=workers, executor=executor,
+            episodes_per_worker=episodes_per_worker,
             ray_address=ray_address, timeout_s=timeout, limit=limit, today=today, seed=seed,
             task_ids=tuple(t for t in (task_ids or "").split(",") if t), evaluate=not no_eval,
             no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host,

@@ -23,7 +23,7 @@ from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.jsonfile import read_journal
 from webtraj.model.task import Task
-from webtraj.model.trajectory import Observation, Step, Termination, Trajectory
+from webtraj.model.trajectory import Observation, Step, StepTimings, Termination, Trajectory
 
 HAR_NAME = "network.har"
 STEPS_JOURNAL = "steps.journal"
@@ -47,11 +47,12 @@ class EpisodeSpec(FrozenModel):
         return Trajectory.make_id(self.task.task_id, self.agent, self.trial)
 
 
-def _store_observation(obs: BrowserObservation, workdir: Path, name: str) -> Observation:
+def _store_observation(obs: BrowserObservation, workdir: Path, stem: str,
+                       config: EnvConfig) -> Observation:
     shot = None
     if obs.screenshot_png:
-        (workdir / name).write_bytes(obs.screenshot_png)
-        shot = name
+        shot = f"{stem}.{config.screenshot_format}"
+        (workdir / shot).write_bytes(obs.screenshot_png)
     return obs.to_observation(screenshot=shot)
 
 
@@ -115,24 +116,29 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     try:
         async with asyncio.timeout(spec.timeout_s):
             bobs = await env.reset(task.start_url)
-            obs = _store_observation(bobs, workdir, "step-000.png")
+            obs = _store_observation(bobs, workdir, "step-000", config)
             for t in range(spec.max_steps):
                 t0, wall = time.monotonic(), time.time()
                 decision = await _decide(agent, task, obs, steps)
+                t_agent = time.monotonic() - t0
                 step_error = decision.error
                 next_obs = obs
                 box = None
+                timings = StepTimings(agent=t_agent)
                 if decision.action is not None:
                     result = await env.step(decision.action)
                     step_error = step_error or result.error
                     box = result.element_box
+                    t_store = time.monotonic()
                     next_obs = _store_observation(result.observation, workdir,
-                                                  f"step-{t + 1:03d}.png")
+                                                  f"step-{t + 1:03d}", config)
+                    timings = (result.timings or timings).model_copy(update={
+                        "agent": t_agent, "storage": time.monotonic() - t_store})
                 steps.append(Step(index=t, observation=obs, action=decision.action,
                                   reasoning=decision.reasoning,
                                   raw_output=decision.raw_output, started_at=wall,
                                   duration_s=time.monotonic() - t0, error=step_error,
-                                  element_box=box))
+                                  element_box=box, timings=timings))
                 journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:

@@ -1,4 +1,5 @@
-"""The local executor: N worker processes, each with its own browser.
+"""The local executor: N worker processes, each with its own browser running up to
+`episodes_per_worker` episodes at once.
 
 The parent hands out episodes and writes results. A worker whose episode runs past its timeout
 (plus a grace period) is killed and replaced; a worker that dies loses only its episode, which
@@ -12,7 +13,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
@@ -35,8 +36,8 @@ OnStart = Callable[[EpisodeSpec, int], None]
 class _Slot:
     proc: mp.process.BaseProcess
     conn: Connection
-    spec: EpisodeSpec | None = None
-    started: float = 0.0
+    # Episodes the worker is running: trajectory id -> (spec, start time).
+    running: dict[str, tuple[EpisodeSpec, float]] = field(default_factory=dict)
 
 
 class LocalExecutor:
@@ -59,47 +60,63 @@ class LocalExecutor:
         pending = deque(specs)
         if not pending:
             return
-        slots = [self._spawn() for _ in range(min(self.workers, len(pending)))]
+        per_worker = self.config.episodes_per_worker
+        slots = [self._spawn() for _ in range(min(self.workers, -(-len(pending) // per_worker)))]
         try:
-            while pending or any(s.spec is not None for s in slots):
+            while pending or any(s.running for s in slots):
                 for slot in slots:
-                    if slot.spec is None and pending:
-                        slot.spec, slot.started = pending.popleft(), time.monotonic()
-                        slot.conn.send(slot.spec.model_dump_json())
+                    while len(slot.running) < per_worker and pending:
+                        spec = pending.popleft()
+                        slot.running[spec.trajectory_id] = (spec, time.monotonic())
+                        slot.conn.send(spec.model_dump_json())
                         if on_start:
-                            on_start(slot.spec, slot.proc.pid)
-                busy = [s for s in slots if s.spec is not None]
+                            on_start(spec, slot.proc.pid)
+                busy = [s for s in slots if s.running]
                 ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy],
                              timeout=0.5)
                 for i, slot in enumerate(slots):
-                    if slot.spec is None:
-                        continue
                     if slot.conn in ready:
-                        try:
-                            traj = Trajectory.model_validate_json(slot.conn.recv())
-                        except (EOFError, OSError):
-                            traj = None
-                        if traj is not None:
-                            spec, slot.spec = slot.spec, None
-                            on_result(spec, traj, episode_artifacts(self.config.workdir(spec)))
-                            continue
-                    timed_out = time.monotonic() - slot.started > slot.spec.timeout_s + GRACE_S
-                    if slot.proc.sentinel in ready or not slot.proc.is_alive() or timed_out:
-                        spec = slot.spec
-                        if timed_out:
-                            term, why = Termination.TIMEOUT, (
-                                f"episode exceeded {spec.timeout_s:.0f}s; worker killed")
-                        else:
-                            term, why = Termination.ERROR, (
-                                f"worker process died (exit code {slot.proc.exitcode})")
-                        self._retire(slot)
+                        self._receive(slot, on_result)
+                    if slot.running and self._lost(slot, ready, on_result):
                         slots[i] = self._spawn()
-                        workdir = self.config.workdir(spec)
-                        on_result(spec, error_trajectory(spec, term, why, workdir),
-                                  episode_artifacts(workdir))
         finally:
             for slot in slots:
                 self._retire(slot, polite=True)
+
+    def _receive(self, slot: _Slot, on_result: OnResult) -> None:
+        """Hand on every trajectory the worker has sent."""
+        try:
+            while slot.conn.poll():
+                traj = Trajectory.model_validate_json(slot.conn.recv())
+                spec, _ = slot.running.pop(traj.trajectory_id)
+                on_result(spec, traj, episode_artifacts(self.config.workdir(spec)))
+        except (EOFError, OSError):
+            return  # the worker died: `_lost` sees it
+
+    def _lost(self, slot: _Slot, ready: list, on_result: OnResult) -> bool:
+        """A worker that died, or has an episode past its timeout and grace, is killed; each
+        of its episodes is recorded with the journaled steps it had. True when replaced."""
+        now = time.monotonic()
+        late = {tid for tid, (spec, started) in slot.running.items()
+                if now - started > spec.timeout_s + GRACE_S}
+        if not late and slot.proc.sentinel not in ready and slot.proc.is_alive():
+            return False
+        self._retire(slot)
+        for tid, (spec, _) in slot.running.items():
+            if tid in late:
+                term, why = Termination.TIMEOUT, (
+                    f"episode exceeded {spec.timeout_s:.0f}s; worker killed")
+            elif late:
+                term, why = Termination.ERROR, (
+                    "worker killed because another of its episodes exceeded its timeout")
+            else:
+                term, why = Termination.ERROR, (
+                    f"worker process died (exit code {slot.proc.exitcode})")
+            workdir = self.config.workdir(spec)
+            on_result(spec, error_trajectory(spec, term, why, workdir),
+                      episode_artifacts(workdir))
+        slot.running.clear()
+        return True
 
     @staticmethod
     def _retire(slot: _Slot, *, polite: bool = False) -> None:

@@ -1,8 +1,8 @@
 """The Ray executor: the same workers as actors, on a local or remote Ray cluster.
 
-Scheduling mirrors the local executor (one episode per worker at a time, a hung episode's actor
-killed after its timeout plus grace, a dead actor replaced), so both give the same per-task
-outcomes."""
+Scheduling mirrors the local executor (`episodes_per_worker` episodes per worker at a time,
+a hung episode's actor killed after its timeout plus grace, a dead actor replaced once), so
+both give the same per-task outcomes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 
 from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
@@ -56,38 +56,45 @@ class RayExecutor:
             return
         ray = connect(self.address,
                       num_cpus=self.num_cpus or max(self.workers, os.cpu_count() or 1))
-        actor_cls = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=2)(_ActorBody)
+        per_actor = self.config.episodes_per_worker
+        actor_cls = ray.remote(num_cpus=1, max_restarts=0,
+                               max_concurrency=per_actor + 1)(_ActorBody)
         config_json = self.config.model_dump_json()
-        actors = [actor_cls.remote(config_json) for _ in range(min(self.workers, len(pending)))]
-        running: dict = {}  # object ref -> (actor index, spec, started)
+        wanted = min(self.workers, -(-len(pending) // per_actor))
+        actors = [actor_cls.remote(config_json) for _ in range(wanted)]
+        running: dict = {}  # object ref -> (actor index, actor, spec, started)
         try:
             while pending or running:
-                busy = {i for i, _, _ in running.values()}
+                load = Counter(i for i, _, _, _ in running.values())
                 for i, actor in enumerate(actors):
-                    if i not in busy and pending:
+                    while load[i] < per_actor and pending:
+                        load[i] += 1
                         spec = pending.popleft()
                         ref = actor.run.remote(spec.model_dump_json())
-                        running[ref] = (i, spec, time.monotonic())
+                        running[ref] = (i, actor, spec, time.monotonic())
                         if on_start:
                             on_start(spec, ray.get(actor.pid.remote()))
                 done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
                 for ref in done:
-                    i, spec, _ = running.pop(ref)
+                    i, actor, spec, _ = running.pop(ref)
                     try:
                         traj_json, artifacts = ray.get(ref)
                         traj = Trajectory.model_validate_json(traj_json)
                     except ray.exceptions.RayError as exc:
-                        # The actor's node (and its scratch folder) may be gone with it.
-                        actors[i] = self._replace(ray, actors[i], actor_cls, config_json)
+                        # The actor's node (and its scratch folder) may be gone with it. Its
+                        # other episodes fail the same way: it is replaced once.
+                        if actors[i] is actor:
+                            actors[i] = self._replace(ray, actor, actor_cls, config_json)
                         traj = error_trajectory(spec, Termination.ERROR,
                                                 f"worker died: {type(exc).__name__}")
                         artifacts = {}
                     on_result(spec, traj, artifacts)
                 now = time.monotonic()
-                for ref, (i, spec, started) in list(running.items()):
+                for ref, (i, actor, spec, started) in list(running.items()):
                     if now - started > spec.timeout_s + GRACE_S:
                         running.pop(ref)
-                        actors[i] = self._replace(ray, actors[i], actor_cls, config_json)
+                        if actors[i] is actor:
+                            actors[i] = self._replace(ray, actor, actor_cls, config_json)
                         on_result(spec, error_trajectory(
                             spec, Termination.TIMEOUT,
                             f"episode exceeded {spec.timeout_s:.0f}s; worker killed"), {})

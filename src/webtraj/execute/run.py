@@ -159,6 +159,7 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
         worker = WorkerConfig(agent=config.agent, llm=config.llm, no_cache=config.no_cache,
                               agent_options=config.agent_options,
                               env=EnvConfig(allowed_origins=config.allow_origins),
+                              episodes_per_worker=config.episodes_per_worker,
                               scratch=str(scratch))
 
         def announce(traj: Trajectory, scores: list[Score]) -> None:

@@ -1,5 +1,7 @@
-"""A worker: one process, one browser, episodes one after another. Shared by the local and
-Ray executors so both run episodes the same way."""
+"""A worker: one process, one browser, up to `episodes_per_worker` episodes at once, each in
+its own browser context with its own agent. Most of an episode is waiting (for the page, the
+model, the browser's frames), so a worker with several episodes keeps its core busy. Shared by
+the local and Ray executors so both run episodes the same way."""
 
 from __future__ import annotations
 
@@ -7,15 +9,16 @@ import asyncio
 from pathlib import Path
 
 from playwright.async_api import Browser, Playwright, async_playwright
+from pydantic import Field
 
 from webtraj.agents.protocol import Agent
 from webtraj.agents.registry import make_agent
 from webtraj.browser.chromium import launch_chromium
 from webtraj.browser.config import EnvConfig
-from webtraj.execute.episode import EpisodeSpec, run_episode
+from webtraj.execute.episode import EpisodeSpec, error_trajectory, run_episode
 from webtraj.llm.usage import UsageTracker
 from webtraj.model.base import FrozenModel
-from webtraj.model.trajectory import Trajectory
+from webtraj.model.trajectory import Termination, Trajectory
 
 
 class WorkerConfig(FrozenModel):
@@ -27,6 +30,7 @@ class WorkerConfig(FrozenModel):
     agent_options: dict = {}
     env: EnvConfig = EnvConfig()
     scratch: str
+    episodes_per_worker: int = Field(default=1, ge=1)
 
     def workdir(self, spec: EpisodeSpec) -> Path:
         """The episode's scratch folder (artifacts and journals until the store takes them)."""
@@ -34,33 +38,49 @@ class WorkerConfig(FrozenModel):
 
 
 class EpisodeWorker:
-    """Keeps one browser open across episodes and relaunches it if it dies."""
+    """Keeps one browser open across episodes and relaunches it if it dies; each episode
+    running at the same time gets an agent of its own (agents and their model clients keep
+    per-episode state such as usage counts)."""
 
     def __init__(self, config: WorkerConfig, agent: Agent | None = None) -> None:
         self.config = config
-        # An agent object is given only in-process (webtraj.execute.inprocess); workers in
-        # other processes rebuild theirs from the spec string and options.
-        self.agent = agent if agent is not None else make_agent(
-            config.agent, llm=config.llm, no_cache=config.no_cache,
-            options=config.agent_options)
+        # An agent object is given only in-process (webtraj.execute.inprocess), which runs one
+        # episode at a time; workers in other processes build theirs from the spec string and
+        # options, one per concurrent episode.
+        self._given = agent
+        self._idle: list[Agent] = [agent if agent is not None else self._make_agent()]
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
+        self._launching = asyncio.Lock()
+
+    def _make_agent(self) -> Agent:
+        return make_agent(self.config.agent, llm=self.config.llm,
+                          no_cache=self.config.no_cache, options=self.config.agent_options)
 
     async def _ensure_browser(self) -> Browser:
-        if self._pw is None:
-            self._pw = await async_playwright().start()
-        if self._browser is None or not self._browser.is_connected():
-            self._browser = await launch_chromium(self._pw)
-        return self._browser
+        async with self._launching:
+            if self._pw is None:
+                self._pw = await async_playwright().start()
+            if self._browser is None or not self._browser.is_connected():
+                self._browser = await launch_chromium(self._pw)
+            return self._browser
 
     async def run(self, spec: EpisodeSpec) -> Trajectory:
         browser = await self._ensure_browser()
+        agent = self._given or (self._idle.pop() if self._idle else self._make_agent())
+        try:
+            return await self._run(browser, agent, spec)
+        finally:
+            if self._given is None:
+                self._idle.append(agent)
+
+    async def _run(self, browser: Browser, agent: Agent, spec: EpisodeSpec) -> Trajectory:
         workdir = self.config.workdir(spec)
-        client = getattr(self.agent, "client", None)
+        client = getattr(agent, "client", None)
         if client is not None:
             # Count this episode's model calls on their own: the parent adds them up.
             client.tracker = UsageTracker(client.tracker.prices)
-        traj = await run_episode(browser, self.agent, spec, workdir, env_config=self.config.env)
+        traj = await run_episode(browser, agent, spec, workdir, env_config=self.config.env)
         if client is not None:
             meta = {**traj.metadata, "llm_usage": client.usage().to_run_usage()}
             traj = traj.model_copy(update={"metadata": meta})
@@ -74,20 +94,33 @@ class EpisodeWorker:
 
 
 def process_main(conn, config_json: str) -> None:
-    """Entry point of a local worker process: receive specs, send back trajectories."""
+    """Entry point of a local worker process: receive specs (the parent never sends more than
+    `episodes_per_worker` at once), send back trajectories as their episodes end."""
     asyncio.run(_serve(conn, WorkerConfig.model_validate_json(config_json)))
 
 
 async def _serve(conn, config: WorkerConfig) -> None:
     loop = asyncio.get_running_loop()
     worker = EpisodeWorker(config)
+    running: set[asyncio.Task[None]] = set()
+
+    async def one(spec: EpisodeSpec) -> None:
+        try:
+            traj = await worker.run(spec)
+        except Exception as exc:  # the browser could not start or died: this episode only
+            traj = error_trajectory(spec, Termination.ERROR, f"{type(exc).__name__}: {exc}",
+                                    config.workdir(spec))
+        conn.send(traj.model_dump_json())
+
     try:
         while True:
             msg = await loop.run_in_executor(None, conn.recv)
             if msg is None:
                 break
-            spec = EpisodeSpec.model_validate_json(msg)
-            traj = await worker.run(spec)
-            conn.send(traj.model_dump_json())
+            task = asyncio.create_task(one(EpisodeSpec.model_validate_json(msg)))
+            running.add(task)
+            task.add_done_callback(running.discard)
+        if running:
+            await asyncio.gather(*running)
     finally:
         await worker.close()

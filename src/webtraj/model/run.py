@@ -34,6 +34,8 @@ class RunConfig(FrozenModel):
     trials: int = Field(default=1, ge=1)
     max_steps: int = Field(default=30, ge=1)
     workers: int = Field(default=1, ge=1)
+    # Episodes each worker runs at once, in separate contexts of its one browser.
+    episodes_per_worker: int = Field(default=1, ge=1)
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
     timeout_s: float = Field(default=300.0, gt=0)

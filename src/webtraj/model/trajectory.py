@@ -44,6 +44,19 @@ class ElementBox(FrozenModel):
     height: float = Field(ge=0)
 
 
+class StepTimings(FrozenModel):
+    """Where a step's time went, in seconds. The capture's parts run concurrently, so tree and
+    screenshot overlap inside `capture`; `storage` is writing the step's files and journal."""
+
+    agent: float | None = None
+    action: float | None = None
+    settle: float | None = None
+    capture: float | None = None
+    tree: float | None = None
+    screenshot: float | None = None
+    storage: float | None = None
+
+
 class Step(FrozenModel):
     index: int = Field(ge=0)
     observation: Observation
@@ -56,6 +69,7 @@ class Step(FrozenModel):
     error: str | None = None
     # The acted element's box on `observation.screenshot`, measured just before the action.
     element_box: ElementBox | None = None
+    timings: StepTimings | None = None
 
 
 class Termination(StrEnum):

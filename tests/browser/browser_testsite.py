@@ -139,11 +139,28 @@ def hints_page(port: int) -> str:
         f'["http://{other}/speculated"]}}], "prerender": [{{"source": "list", "urls": '
         f'["http://{other}/prerendered"]}}]}}</script>'))
 
+# Results drawn after what a fixed network-quiet window misses: a timer after a fetch, a
+# debounce before a fetch, an animation frame after an XHR; and a page that polls forever.
+SETTLE = _page("Settle", """
+<button onclick="fetch('/api/slow').then(r => r.text()).then(t => setTimeout(() => {
+  document.getElementById('a').textContent = 'A: ' + t}, 150))">Fetch then timer</button>
+<p id="a">A: none</p>
+<input aria-label="Debounced" oninput="clearTimeout(window.dt); window.dt = setTimeout(() =>
+  fetch('/api/slow').then(r => r.text()).then(t =>
+    document.getElementById('b').textContent = 'B: ' + t), 250)">
+<p id="b">B: none</p>
+<button onclick="const x = new XMLHttpRequest(); x.open('GET', '/api/slow');
+  x.onload = () => requestAnimationFrame(() => {
+    document.getElementById('c').textContent = 'C: ' + x.responseText});
+  x.send()">XHR then frame</button>
+<p id="c">C: none</p>
+<button onclick="setInterval(() => fetch('/item/poll'), 40)">Poll forever</button>
+""")
 
 PAGES = {
     "/form": FORM, "/other": OTHER, "/combobox": COMBOBOX, "/autocomplete": AUTOCOMPLETE, "/iframe": IFRAME, "/inner": INNER,
     "/popup": POPUP, "/dialogs": DIALOGS, "/slow": SLOW, "/external": EXTERNAL,
-    "/scroll": SCROLL, "/detach": DETACH, "/big": big_page(),
+    "/scroll": SCROLL, "/settle": SETTLE, "/detach": DETACH, "/big": big_page(),
 }
 
 

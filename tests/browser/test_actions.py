@@ -164,3 +164,39 @@ async def test_step_waits_for_network_to_settle(make_env, site):
     r = await env.step(parse_action(f"click [{line_id(obs.axtree, 'button', 'Load data')}]"))
     assert "[paragraph] [slow data arrived]" in r.observation.axtree
     assert r.duration_s >= 0.3
+
+
+async def test_step_settles_on_page_activity_not_on_time(make_env, site):
+    """Each result is drawn after something a fixed quiet window misses (see SETTLE)."""
+    env = make_env(settle_timeout_ms=2_000)
+    obs = await env.reset(site.url("/settle"))
+    r = await env.step(parse_action(
+        f"click [{line_id(obs.axtree, 'button', 'Fetch then timer')}]"))
+    assert "A: slow data arrived" in r.observation.axtree
+    r = await env.step(parse_action(
+        f"type [{line_id(r.observation.axtree, 'textbox', 'Debounced')}] [x] [0]"))
+    assert "B: slow data arrived" in r.observation.axtree
+    r = await env.step(parse_action(
+        f"click [{line_id(r.observation.axtree, 'button', 'XHR then frame')}]"))
+    assert "C: slow data arrived" in r.observation.axtree
+    # A page that never stops polling costs the bound, never a hang; the episode goes on.
+    r = await env.step(parse_action(
+        f"click [{line_id(r.observation.axtree, 'button', 'Poll forever')}]"))
+    assert r.error is None
+    r = await env.step(parse_action(
+        f"click [{line_id(r.observation.axtree, 'button', 'Fetch then timer')}]"))
+    assert r.error is None and r.observation.axtree
+
+
+async def test_screenshot_formats(make_env, site):
+    shots = {}
+    for fmt in ("png", "jpeg", "webp"):
+        env = make_env(screenshot_format=fmt, screenshot_quality=70)
+        shots[fmt] = (await env.reset(site.url("/form"))).screenshot_png
+    assert shots["png"].startswith(b"\x89PNG\r\n\x1a\n")
+    assert shots["jpeg"].startswith(b"\xff\xd8\xff")
+    assert shots["webp"][:4] == b"RIFF" and shots["webp"][8:12] == b"WEBP"
+    # The PNG is the viewport, pixel for pixel.
+    from webtraj.llm.images import image_size
+
+    assert image_size(shots["png"]) == (1280, 720)

@@ -54,6 +54,12 @@ def run(
     sandbox_host: str = typer.Option("127.0.0.1", "--sandbox-host", help="Address to serve "
                                      "the sandbox sites on: one a Ray cluster's other machines "
                                      "reach (default loopback: this machine only)."),
+    screenshot_format: str = typer.Option(
+        "png", "--screenshot-format", help="png (lossless, default) | jpeg | webp: the lossy "
+        "formats are smaller and a little faster; check your judges' results before relying on "
+        "them."),
+    screenshot_quality: int = typer.Option(80, "--screenshot-quality", min=1, max=100,
+                                           help="Quality of jpeg/webp screenshots."),
     out: Path = typer.Option(..., "--out", help="Run directory (re-run to resume)."),
 ) -> None:
     """Run an agent on tasks in a real browser, record, score and report.
@@ -86,7 +92,8 @@ def run(
             ray_address=ray_address, timeout_s=timeout, limit=limit, today=today, seed=seed,
             task_ids=tuple(t for t in (task_ids or "").split(",") if t), evaluate=not no_eval,
             no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host,
-            agent_options=options, seeds=seed_list,
+            agent_options=options, seeds=seed_list, screenshot_format=screenshot_format,
+            screenshot_quality=screenshot_quality,
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluator or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None

@@ -158,7 +158,9 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
         stack.callback(shutil.rmtree, scratch, ignore_errors=True)
         worker = WorkerConfig(agent=config.agent, llm=config.llm, no_cache=config.no_cache,
                               agent_options=config.agent_options,
-                              env=EnvConfig(allowed_origins=config.allow_origins),
+                              env=EnvConfig(allowed_origins=config.allow_origins,
+                                            screenshot_format=config.screenshot_format,
+                                            screenshot_quality=config.screenshot_quality),
                               episodes_per_worker=config.episodes_per_worker,
                               scratch=str(scratch))
 

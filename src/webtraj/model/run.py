@@ -45,6 +45,9 @@ class RunConfig(FrozenModel):
     seeds: tuple[int, ...] = ()
     evaluate: bool = True
     screenshots: bool = True
+    # PNG keeps every pixel; JPEG and WebP (with this quality) are smaller and lossy.
+    screenshot_format: Literal["png", "jpeg", "webp"] = "png"
+    screenshot_quality: int = Field(default=80, ge=1, le=100)
     # Origins the browser may reach besides each task's start URL origin.
     allow_origins: tuple[str, ...] = ()
     # Address the sandbox sites are served on (and named by in task URLs): loopback unless a

@@ -166,3 +166,16 @@ def test_a_bug_is_reported_as_a_bug_with_traceback_only_under_debug(tmp_path, mo
 def test_bad_paths_are_usage_errors(args):
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 2 and "error:" in res.output and "Traceback" not in res.output
+
+
+def test_a_closed_pipe_is_not_a_bug():
+    """`webtraj run --help | head -60`: the reader goes away mid-output; no 'internal
+    error'."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    proc = subprocess.Popen([str(WEBTRAJ), "run", "--help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    for _ in range(60):
+        proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert b"internal error" not in err and b"Traceback" not in err, err

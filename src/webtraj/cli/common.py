@@ -113,5 +113,10 @@ class WebtrajGroup(TyperGroup):
             return super().invoke(ctx)
         except (typer.Exit, typer.Abort, TyperException):  # typer's own exits and usage errors
             raise
+        except BrokenPipeError:
+            # The reader went away (`webtraj ... | head`): stop quietly, as Unix tools do, and
+            # keep the interpreter's final flush from failing on the closed pipe.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(141) from None
         except Exception as exc:  # noqa: BLE001 - the one last-resort handler
             raise typer.Exit(report_exception(exc)) from None

@@ -217,6 +217,10 @@ class TreeText:
     focused: str | None
     ids: list[str]
     ref_prefix: str = ""
+    # Viewport boxes (x, y, width, height) of the main document's elements by id, when the
+    # snapshot was taken with boxes (iframe elements are left out: their boxes are relative
+    # to their frame).
+    boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
 
 
 def _properties(node: AriaNode, parent_pointer: bool) -> list[str]:
@@ -253,6 +257,7 @@ def format_tree(
     prefix = main_prefix_of(roots)
     lines: list[str] = []
     ids: list[str] = []
+    boxes: dict[str, tuple[float, float, float, float]] = {}
     focused: str | None = None
 
     seen: dict[int, bool] = {}
@@ -306,6 +311,8 @@ def format_tree(
         lines.append(line)
         if node_id:
             ids.append(node_id)
+            if node.box is not None and node_id.isdigit():
+                boxes[node_id] = node.box
         if extra_text:
             emit_text(extra_text, depth + 1, name)
         visit_children(node, depth + 1, name, parent_pointer or pointer)
@@ -319,4 +326,5 @@ def format_tree(
 
     for root in roots:
         visit(root, 0, "", False, True)
-    return TreeText(text="\n".join(lines), focused=focused, ids=ids, ref_prefix=prefix)
+    return TreeText(text="\n".join(lines), focused=focused, ids=ids, ref_prefix=prefix,
+                    boxes=boxes)

@@ -70,6 +70,7 @@ class BrowserEnv:
         self._har_fallback = HarFallback()
         self._steps = 0
         self._dialogs_seen = 0
+        self._boxes: dict[str, tuple[float, float, float, float]] = {}
         self._error: str | None = None
         self.result: EpisodeResult | None = None
 
@@ -135,8 +136,10 @@ class BrowserEnv:
         new_dialogs = tuple(tabs.dialogs[self._dialogs_seen:])
         self._dialogs_seen = len(tabs.dialogs)
         session = self.allowlist.session(page) if self.allowlist else None
-        return await capture(page, tabs, self.config, error=error, dialogs=new_dialogs,
-                             session=session, times=times)
+        obs = await capture(page, tabs, self.config, error=error, dialogs=new_dialogs,
+                            session=session, times=times)
+        self._boxes = obs.element_boxes
+        return obs
 
     async def _perform(self, action: Action, times: dict[str, float] | None = None
                        ) -> str | None:
@@ -173,9 +176,15 @@ class BrowserEnv:
 
     async def _element_box(self, action: Action) -> ElementBox | None:
         """The target's box as the last screenshot shows it (before the action scrolls or
-        changes anything); None when it cannot be measured (the action reports why)."""
+        changes anything); None when it cannot be measured (the action reports why). An id
+        of the last observation's main document has its box from that observation's tree,
+        taken with the screenshot; other targets are measured now."""
         if action.kind not in ELEMENT_KINDS:
             return None
+        seen = self._boxes.get(action.element_id or "")
+        if seen is not None and not self.config.full_page_screenshot:
+            x, y, width, height = seen
+            return ElementBox(x=x, y=y, width=width, height=height)
         tabs, runner = self._live()
         page = await tabs.current()
         try:

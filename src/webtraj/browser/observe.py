@@ -47,8 +47,10 @@ async def read_tree(page: Page, config: EnvConfig) -> TreeText:
     last: Exception | None = None
     for attempt in range(config.extraction_retries + 1):
         try:
+            # Boxes cost ~1 ms and give each element's box as the screenshot shows it (the
+            # acted element's box is drawn from them, with no round trip of its own).
             snapshot = await page.aria_snapshot(
-                mode="ai", boxes=config.visible_only, timeout=config.action_timeout_ms)
+                mode="ai", boxes=True, timeout=config.action_timeout_ms)
             return format_tree(
                 parse_aria_snapshot(snapshot), visible_only=config.visible_only,
                 viewport=(config.viewport_width, config.viewport_height))
@@ -176,4 +178,5 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
         last_action_error="; ".join(
             p for p in (error, *(problems.get(k) for k in ("tree", "screenshot", "html"))) if p
         ) or None,
-        dialogs=dialogs, element_ids=tuple(tree.ids), structured_data=data)
+        dialogs=dialogs, element_ids=tuple(tree.ids), structured_data=data,
+        element_boxes=tree.boxes)

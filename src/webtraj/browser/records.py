@@ -49,6 +49,10 @@ class BrowserObservation(FrozenModel):
     element_ids: tuple[str, ...] = Field(default=(), repr=False)
     # Parsed JSON-LD blocks of the page.
     structured_data: tuple[JsonValue, ...] = Field(default=(), repr=False)
+    # Viewport boxes (x, y, width, height) of the main document's elements, by id, as the
+    # screenshot shows them.
+    element_boxes: dict[str, tuple[float, float, float, float]] = Field(default_factory=dict,
+                                                                        repr=False)
 
     def to_observation(self, screenshot: str | None = None) -> Observation:
         """The model's Observation; `screenshot` is where the caller stored the PNG."""

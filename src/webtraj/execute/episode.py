@@ -47,12 +47,13 @@ class EpisodeSpec(FrozenModel):
         return Trajectory.make_id(self.task.task_id, self.agent, self.trial)
 
 
-def _store_observation(obs: BrowserObservation, workdir: Path, stem: str,
-                       config: EnvConfig) -> Observation:
+async def _store_observation(obs: BrowserObservation, workdir: Path, stem: str,
+                             config: EnvConfig) -> Observation:
+    """Write the screenshot from a thread: the worker's other episodes share this loop."""
     shot = None
     if obs.screenshot_png:
         shot = f"{stem}.{config.screenshot_format}"
-        (workdir / shot).write_bytes(obs.screenshot_png)
+        await asyncio.to_thread((workdir / shot).write_bytes, obs.screenshot_png)
     return obs.to_observation(screenshot=shot)
 
 
@@ -116,7 +117,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     try:
         async with asyncio.timeout(spec.timeout_s):
             bobs = await env.reset(task.start_url)
-            obs = _store_observation(bobs, workdir, "step-000", config)
+            obs = await _store_observation(bobs, workdir, "step-000", config)
             for t in range(spec.max_steps):
                 t0, wall = time.monotonic(), time.time()
                 decision = await _decide(agent, task, obs, steps)
@@ -130,8 +131,8 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                     step_error = step_error or result.error
                     box = result.element_box
                     t_store = time.monotonic()
-                    next_obs = _store_observation(result.observation, workdir,
-                                                  f"step-{t + 1:03d}", config)
+                    next_obs = await _store_observation(result.observation, workdir,
+                                                        f"step-{t + 1:03d}", config)
                     timings = (result.timings or timings).model_copy(update={
                         "agent": t_agent, "storage": time.monotonic() - t_store})
                 steps.append(Step(index=t, observation=obs, action=decision.action,

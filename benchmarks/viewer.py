@@ -42,6 +42,7 @@ from webtraj.model import (
 )
 from webtraj.report import queries as q
 from webtraj.store import RunStore
+from webtraj.view import stats
 from webtraj.view.server import Viewer
 from webtraj.view.stats import run_stats
 
@@ -133,6 +134,10 @@ def main() -> None:
             "run page": lambda: (conn.execute("SELECT COUNT(*) FROM trajectories").fetchone(),
                                  conn.execute(f"SELECT {cols} FROM trajectories ORDER BY id "
                                               "LIMIT 50").fetchall()),
+            "run page, tables not cached": lambda: (
+                conn.execute("SELECT COUNT(*) FROM trajectories").fetchone(),
+                conn.execute(f"SELECT {cols} FROM trajectories ORDER BY id "
+                             "LIMIT 50").fetchall()),
             "filtered page": lambda: (conn.execute(
                 "SELECT COUNT(*) FROM trajectories WHERE site = 'hotels'").fetchone(),
                 conn.execute(f"SELECT {cols} FROM trajectories WHERE site = 'hotels' "
@@ -147,6 +152,7 @@ def main() -> None:
         }
         pages = {
             "run page": {"r": "bench"},
+            "run page, tables not cached": {"r": "bench"},
             "filtered page": {"r": "bench", "site": "hotels", "success": "no"},
             "search": {"r": "bench", "q": "number 4242 "},
             "trajectory page": None,
@@ -155,23 +161,25 @@ def main() -> None:
         ro = q.open_index(root)
         run_stats(root, ro)
         ro.close()
-        print(f"summary tables (once per index change; the viewer computes them in the "
-              f"background at start): {(time.perf_counter() - t0) * 1000:.0f} ms")
+        print(f"summary tables from the index (cached per run until its index changes): "
+              f"{(time.perf_counter() - t0) * 1000:.0f} ms")
         with Viewer([root.parent]) as v, httpx.Client(base_url=v.url, timeout=60) as http:
             def get(name: str):
+                if name.endswith("not cached"):
+                    stats._cache.clear()  # the summary tables are read again from the index
                 if pages[name] is None:
                     r = http.get("/trajectory", params={"r": "bench", "t": tid})
                 else:
                     r = http.get("/run", params=pages[name])
                 r.raise_for_status()
-            print(f"{'page':<16} {'server ms':>10} {'bare SQLite ms':>15} {'ratio':>8}  target")
+            print(f"{'page':<28} {'server ms':>10} {'bare SQLite ms':>15} {'ratio':>8}  target")
             ok = True
             for name in pages:
                 served = _median_ms(lambda name=name: get(name), args.repeat)
                 ref = _median_ms(bare[name], args.repeat)
                 good = served < 300
                 ok = ok and good
-                print(f"{name:<16} {served:>10.1f} {ref:>15.2f} {served / ref:>8.0f}x  "
+                print(f"{name:<28} {served:>10.1f} {ref:>15.2f} {served / ref:>8.0f}x  "
                       f"{'< 300 ms ok' if good else 'OVER 300 ms'}")
         conn.close()
         print("all pages under 300 ms" if ok else "SOME PAGES OVER 300 ms")

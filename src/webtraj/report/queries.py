@@ -11,6 +11,7 @@ import orjson
 from pydantic import BaseModel
 
 from webtraj.model.score import Score
+from webtraj.store import summary
 from webtraj.store.index import score_from_row
 from webtraj.store.reader import connect_ro
 
@@ -33,6 +34,11 @@ def open_index(root: Path) -> sqlite3.Connection:
     return conn
 
 
+def has_summary(conn: sqlite3.Connection) -> bool:
+    """Whether the index keeps the summary tables (schema 2; see store.summary)."""
+    return summary.version(conn) >= summary.SCHEMA_VERSION
+
+
 def evaluators(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT DISTINCT evaluator FROM score_sets "
                                        "ORDER BY evaluator")]
@@ -43,6 +49,15 @@ def csr_evaluator(names: list[str]) -> str | None:
     cands = sorted((n for n in names if n.startswith("constraints")),
                    key=lambda n: (n != "constraints:oracle", n))
     return cands[0] if cands else None
+
+
+def _current_join(conn: sqlite3.Connection, alias: str, kind: str = "LEFT JOIN") -> str:
+    """Join each trajectory `t` to its current score of one evaluator (the `?`): from the
+    summary table when the index has it (value only), else from score_sets."""
+    if has_summary(conn):
+        return (f" {kind} current_scores {alias} ON {alias}.evaluator = ? "
+                f"AND {alias}.traj = t.id")
+    return _latest(alias, kind)
 
 
 def _latest(alias: str, kind: str = "LEFT JOIN", extra: str = "") -> str:
@@ -72,7 +87,7 @@ def _cells(conn: sqlite3.Connection, ev: str | None, cols: tuple[str, ...]) -> l
            "SUM(t.error IS NULL AND c.traj IS NOT NULL AND c.value IS NULL), "
            "AVG(CASE WHEN t.error IS NULL AND c.value IS NOT NULL THEN c.value >= 1.0 END), "
            "AVG(CASE WHEN t.error IS NULL THEN c.value END) "
-           f"FROM tv t{_latest('c')}{group}")
+           f"FROM tv t{_current_join(conn, 'c')}{group}")
     width = max(len(cols), 1)
     return [Cell(group=tuple(str(x) for x in r[:width]), n=r[width], errors=r[width + 1] or 0,
                  scored=r[width + 2] or 0, unscored=r[width + 3] or 0, sr=r[width + 4],
@@ -88,6 +103,20 @@ def by_site_difficulty(conn: sqlite3.Connection, ev: str | None) -> list[Cell]:
     return _cells(conn, ev, ("site", "difficulty"))
 
 
+def total_of(cells: list[Cell]) -> Cell:
+    """The run's totals from its cells (SR and CSR are means over the scored episodes, so
+    the cells' means weigh by their scored counts): one pass over the index, not two."""
+    scored = sum(c.scored for c in cells)
+
+    def mean(attr: str) -> float | None:
+        parts = [(getattr(c, attr), c.scored) for c in cells if getattr(c, attr) is not None]
+        return sum(v * n for v, n in parts) / scored if parts and scored else None
+
+    return Cell(group=("all",), n=sum(c.n for c in cells), errors=sum(c.errors for c in cells),
+                scored=scored, unscored=sum(c.unscored for c in cells), sr=mean("sr"),
+                csr=mean("csr"))
+
+
 class ConstraintRow(BaseModel):
     name: str
     n: int
@@ -100,18 +129,34 @@ class ConstraintRow(BaseModel):
 
 
 def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRow]:
-    """Satisfaction per constraint name over the final judgements of `ev` (typed
-    `Score.constraints` in the stored body, read by SQLite's JSON functions)."""
+    """Satisfaction per constraint name over the current final judgements of `ev`, episodes
+    that ended in an error left out: from the summary totals less the (few) error episodes'
+    rows when the index keeps them, else from the typed `Score.constraints` in each stored
+    body (SQLite's JSON functions)."""
     if ev is None:
         return []
-    sql = ("SELECT json_extract(j.value, '$.name'), COUNT(*), "
-           "SUM(json_extract(j.value, '$.matching') = 1), "
-           "SUM(json_extract(j.value, '$.matching') = 0), "
-           "SUM(json_extract(j.value, '$.matching') IS NULL) "
-           f"FROM tv t{_latest('c', 'JOIN')}, json_each(c.body, '$.constraints') j "
-           "WHERE c.body IS NOT NULL AND t.error IS NULL GROUP BY 1")
+    if has_summary(conn):
+        counts = {name: [met, not_met, unknown] for name, met, not_met, unknown in
+                  conn.execute("SELECT name, met, not_met, unknown FROM constraint_totals "
+                               "WHERE evaluator = ?", (ev,))}
+        for name, m in conn.execute(
+                "SELECT c.name, c.matching FROM tv t JOIN current_constraints c "
+                "ON c.evaluator = ? AND c.traj = t.id WHERE t.error IS NOT NULL", (ev,)):
+            if name in counts:
+                counts[name][2 if m is None else 1 - m] -= 1
+        raw = [(name, sum(c), *c) for name, c in counts.items()]
+    else:
+        raw = conn.execute(
+            "SELECT json_extract(j.value, '$.name'), COUNT(*), "
+            "SUM(json_extract(j.value, '$.matching') = 1), "
+            "SUM(json_extract(j.value, '$.matching') = 0), "
+            "SUM(json_extract(j.value, '$.matching') IS NULL) "
+            f"FROM tv t{_latest('c', 'JOIN')}, json_each(c.body, '$.constraints') j "
+            "WHERE c.body IS NOT NULL AND t.error IS NULL GROUP BY 1", (ev,)).fetchall()
     rows = []
-    for name, n, met, not_met, unknown in conn.execute(sql, (ev,)):
+    for name, n, met, not_met, unknown in raw:
+        if not n:
+            continue
         decided = (met or 0) + (not_met or 0)
         rows.append(ConstraintRow(name=str(name), n=n, met=met or 0, not_met=not_met or 0,
                                   unknown=unknown or 0,
@@ -121,13 +166,18 @@ def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRo
 
 
 def step_curve(conn: sqlite3.Connection, ev: str | None) -> list[tuple[int, float, int]]:
-    """(step, mean value, episodes) of the newest per-step values of `ev`."""
+    """(step, mean value, episodes) of the current per-step values of `ev`."""
     if ev is None:
         return []
-    sql = ("SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
-           f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
-           "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1")
-    return [(int(k), float(m), int(c)) for k, m, c in conn.execute(sql, (ev,))]
+    if has_summary(conn):
+        rows = conn.execute("SELECT step, total / n, n FROM step_totals WHERE evaluator = ? "
+                            "AND n > 0 ORDER BY step", (ev,))
+    else:
+        rows = conn.execute(
+            "SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
+            f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
+            "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", (ev,))
+    return [(int(k), float(m), int(c)) for k, m, c in rows]
 
 
 class Agreement(BaseModel):
@@ -141,18 +191,58 @@ class Agreement(BaseModel):
         return self.agree / self.both if self.both else None
 
 
+def _judge_pairs(names: list[str]) -> list[tuple[str, str]]:
+    judges = [n for n in names if n.startswith("constraints")]
+    return [(a, b) for i, a in enumerate(judges) for b in judges[i + 1:]]
+
+
 def judge_agreement(conn: sqlite3.Connection, names: list[str]) -> list[Agreement]:
     """Success agreement (value == 1) between every two constraint judges on the episodes
     both scored."""
-    judges = [n for n in names if n.startswith("constraints")]
     out = []
-    for i, a in enumerate(judges):
-        for b in judges[i + 1:]:
-            both, agree = conn.execute(
-                "SELECT COUNT(*), SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM tv t"
-                f"{_latest('x', 'JOIN')}{_latest('y', 'JOIN')} "
-                "WHERE x.value IS NOT NULL AND y.value IS NOT NULL", (a, b)).fetchone()
-            out.append(Agreement(a=a, b=b, both=both or 0, agree=agree or 0))
+    for a, b in _judge_pairs(names):
+        both, agree = conn.execute(
+            "SELECT COUNT(*), SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM tv t"
+            f"{_current_join(conn, 'x', 'JOIN')}{_current_join(conn, 'y', 'JOIN')} "
+            "WHERE x.value IS NOT NULL AND y.value IS NOT NULL", (a, b)).fetchone()
+        out.append(Agreement(a=a, b=b, both=both or 0, agree=agree or 0))
+    return out
+
+
+class ConstraintAgreement(Agreement):
+    """Two judges on one constraint: of the final judgements both decided (met or not met),
+    how many agree; `only_a` / `only_b`: decided by one judge, unknown to the other."""
+
+    name: str
+    only_a: int = 0
+    only_b: int = 0
+
+
+def constraint_agreement(conn: sqlite3.Connection, names: list[str]
+                         ) -> list[ConstraintAgreement]:
+    """Per constraint, agreement of every two constraint judges on their current final
+    judgements of the same episodes (error episodes left out)."""
+    if has_summary(conn):
+        name, xm, ym = "x.name", "x.matching", "y.matching"
+        pair = ("FROM tv t JOIN current_constraints x ON x.evaluator = ? AND x.traj = t.id "
+                "JOIN current_constraints y ON y.evaluator = ? AND y.traj = t.id "
+                "AND y.name = x.name WHERE t.error IS NULL")
+    else:
+        name = "json_extract(jx.value, '$.name')"
+        xm, ym = "json_extract(jx.value, '$.matching')", "json_extract(jy.value, '$.matching')"
+        pair = (f"FROM tv t{_latest('sx', 'JOIN')}{_latest('sy', 'JOIN')}, "
+                "json_each(sx.body, '$.constraints') jx, json_each(sy.body, '$.constraints') jy "
+                f"WHERE t.error IS NULL AND {name} = json_extract(jy.value, '$.name')")
+    sql = ("SELECT c0, SUM(c1 IS NOT NULL AND c2 IS NOT NULL), SUM(c1 = c2), "
+           "SUM(c1 IS NOT NULL AND c2 IS NULL), SUM(c1 IS NULL AND c2 IS NOT NULL) "
+           f"FROM (SELECT {name} AS c0, {xm} AS c1, {ym} AS c2 {pair}) "
+           "GROUP BY c0 ORDER BY c0")
+    out = []
+    for a, b in _judge_pairs(names):
+        rows = conn.execute(sql, (a, b))
+        out += [ConstraintAgreement(a=a, b=b, name=str(n), both=both or 0, agree=agree or 0,
+                                    only_a=oa or 0, only_b=ob or 0)
+                for n, both, agree, oa, ob in rows]
     return out
 
 

@@ -97,7 +97,8 @@ def create_app(sources: list[Path]) -> Starlette:
             rows, total = q.trajectory_page(conn, ev, query)
             ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=st.evaluators,
                        total_cell=st.total, cells=st.cells, constraints=st.constraints,
-                       plot=step_plot(st.curve), agreement=st.agreement, rows=rows,
+                       plot=step_plot(st.curve), agreement=st.agreement,
+                       constraint_agreement=st.constraint_agreement, rows=rows,
                        total=total, query=query, sites=list(dict.fromkeys(
                            c.group[0] for c in st.cells if c.group[0] != "-")),
                        difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"}),

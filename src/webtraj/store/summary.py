@@ -1,0 +1,158 @@
+"""Summary tables of a run's index, kept current as scores are stored (index schema 2), so a
+run's tables are a few small reads however many trajectories it has:
+
+- `current_scores`: the newest score of each (evaluator, trajectory) with its value;
+- `current_constraints`: that score's final constraint judgements, one row per constraint;
+- `step_totals`: per evaluator and step index, the sum and count of the current per-step
+  values (a CSR-by-step curve is sum / count);
+- `constraint_totals`: per evaluator and constraint name, met / not met / unknown counts of
+  the current judgements.
+
+A newer score for the same (evaluator, trajectory) replaces the older one's contribution.
+An index written before these tables existed (schema 1) is migrated by the first writer that
+opens it; a read-only reader sees `SCHEMA_VERSION` not reached and uses the slower queries."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+import orjson
+
+from webtraj.model.score import Score
+
+# PRAGMA user_version of an index with the summary tables (schema 1 had none).
+SCHEMA_VERSION = 2
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS current_scores (
+    evaluator TEXT NOT NULL,
+    traj INTEGER NOT NULL,
+    score INTEGER NOT NULL,
+    value REAL,
+    PRIMARY KEY (evaluator, traj)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS current_constraints (
+    evaluator TEXT NOT NULL,
+    traj INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    matching INTEGER,
+    PRIMARY KEY (evaluator, traj, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS step_totals (
+    evaluator TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    total REAL NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (evaluator, step)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS constraint_totals (
+    evaluator TEXT NOT NULL,
+    name TEXT NOT NULL,
+    met INTEGER NOT NULL,
+    not_met INTEGER NOT NULL,
+    unknown INTEGER NOT NULL,
+    PRIMARY KEY (evaluator, name)
+) WITHOUT ROWID;
+"""
+
+
+def version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _match_code(m: bool | None) -> int | None:
+    return None if m is None else int(m)
+
+
+class _Delta:
+    """Changes to the totals of one batch of scores, written in one statement per table."""
+
+    def __init__(self) -> None:
+        self.steps: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0.0, 0])
+        self.constraints: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+
+    def add(self, ev: str, steps: Sequence[float | None] | None,
+            constraints: Iterable[tuple[str, int | None]], sign: int) -> None:
+        for i, v in enumerate(steps or ()):
+            if v is not None:
+                acc = self.steps[(ev, i)]
+                acc[0] += sign * v
+                acc[1] += sign
+        for name, m in constraints:
+            self.constraints[(ev, name)][2 if m is None else 1 - m] += sign
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(
+            "INSERT INTO step_totals VALUES (?,?,?,?) ON CONFLICT DO UPDATE SET "
+            "total = total + excluded.total, n = n + excluded.n",
+            [(ev, i, s, n) for (ev, i), (s, n) in self.steps.items()])
+        conn.executemany(
+            "INSERT INTO constraint_totals VALUES (?,?,?,?,?) ON CONFLICT DO UPDATE SET "
+            "met = met + excluded.met, not_met = not_met + excluded.not_met, "
+            "unknown = unknown + excluded.unknown",
+            [(ev, name, c[0], c[1], c[2]) for (ev, name), c in self.constraints.items()])
+
+
+def record(conn: sqlite3.Connection, items: Iterable[tuple[int, int, Score]]) -> None:
+    """Make (trajectory rowid, score_sets id, score) the current scores, inside the caller's
+    transaction, ids ascending (the newest last)."""
+    delta = _Delta()
+    for traj, sid, score in items:
+        ev = score.evaluator
+        prev = conn.execute("SELECT c.score, s.steps FROM current_scores c JOIN score_sets s "
+                            "ON s.id = c.score WHERE c.evaluator = ? AND c.traj = ?",
+                            (ev, traj)).fetchone()
+        if prev is not None:
+            if prev[0] > sid:
+                continue  # a newer score is already current
+            old = conn.execute("SELECT name, matching FROM current_constraints "
+                               "WHERE evaluator = ? AND traj = ?", (ev, traj)).fetchall()
+            delta.add(ev, orjson.loads(prev[1]) if prev[1] else None, old, -1)
+            conn.execute("DELETE FROM current_constraints WHERE evaluator = ? AND traj = ?",
+                         (ev, traj))
+        new = {c.name: _match_code(c.matching) for c in score.constraints}
+        conn.execute("INSERT OR REPLACE INTO current_scores VALUES (?,?,?,?)",
+                     (ev, traj, sid, score.value))
+        conn.executemany("INSERT INTO current_constraints VALUES (?,?,?,?)",
+                         [(ev, traj, n, m) for n, m in new.items()])
+        delta.add(ev, score.step_values, new.items(), +1)
+    delta.write(conn)
+
+
+def migrate(conn: sqlite3.Connection, load: Callable[..., Score]) -> bool:
+    """Bring a schema-1 index to schema 2 (build the summary tables from the stored scores);
+    `load(row)` turns a score_sets row (evaluator, value, reason, error, steps, body) into
+    a Score. Returns whether anything was done."""
+    conn.executescript(SCHEMA)
+    if version(conn) >= SCHEMA_VERSION:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if version(conn) < SCHEMA_VERSION:  # another writer may have migrated meanwhile
+            for table in ("current_scores", "current_constraints", "step_totals",
+                          "constraint_totals"):
+                conn.execute(f"DELETE FROM {table}")
+            rows = conn.execute(
+                "SELECT traj, id, evaluator, value, reason, error, steps, body FROM score_sets "
+                "WHERE id IN (SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator) "
+                "ORDER BY id")
+            record(conn, _readable(rows, load))
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return True
+
+
+def _readable(rows: Iterable[tuple], load: Callable[..., Score]
+              ) -> Iterator[tuple[int, int, Score]]:
+    """Stored scores that still read; one that does not is left out of the totals (its
+    trajectory page shows why), never a reason to refuse the run."""
+    for r in rows:
+        try:
+            yield r[0], r[1], load(*r[2:])
+        except ValueError:
+            continue

@@ -11,14 +11,12 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-from view_builders import ALL, alpha_items, csr_score, write_run
+from view_builders import ALL, alpha_items, as_schema_1, csr_score, write_run
 
 from webtraj.report import queries as q
 from webtraj.store import RunStore
 from webtraj.store.summary import SCHEMA_VERSION
 from webtraj.view.server import Viewer
-
-TABLES = ("current_scores", "current_constraints", "step_totals", "constraint_totals")
 
 
 def _two_judge_run(root: Path) -> Path:
@@ -52,14 +50,18 @@ def _tables(root: Path) -> dict:
         conn.close()
 
 
+def _page(root: Path, query: q.ListQuery) -> tuple[list[str], int]:
+    conn = q.open_index(root)
+    try:
+        rows, total = q.trajectory_page(conn, "constraints:rule", query)
+    finally:
+        conn.close()
+    return [r.trajectory_id for r in rows], total
+
+
 def _as_schema_1(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
-    conn = sqlite3.connect(dst / "index.sqlite")
-    for t in TABLES:
-        conn.execute(f"DROP TABLE {t}")
-    conn.execute("PRAGMA user_version = 0")
-    conn.commit()
-    conn.close()
+    as_schema_1(dst / "index.sqlite")
     return dst
 
 
@@ -91,6 +93,15 @@ def test_summary_tables_equal_the_full_queries_and_old_indexes_migrate(tmp_path)
     conn = sqlite3.connect(old / "index.sqlite")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+    # Search: the trigram index finds what LIKE finds (case-insensitive substrings, quotes,
+    # LIKE's own wildcards as text, queries too short for trigrams, filters on scores).
+    for query in ("lisbon", "Casa Azul", "NUMBER 10", '"', "x=1", "%", "_", "ca", "cars-",
+                  "onerror=\"window"):
+        for extra in ({}, {"success": "no"}, {"site": "hotels"}):
+            fast_page = _page(run, q.ListQuery(q=query, **extra))
+            assert fast_page == _page(old, q.ListQuery(q=query, **extra)), (query, extra)
+    assert _page(run, q.ListQuery(q="lisbon"))[1] == 8  # the XSS intent names no city
+    assert _page(run, q.ListQuery(q="casa azul"))[0] == ["hotels-001__heuristic__t0"]
     migrated = _tables(old)
     assert migrated["summary"]
     for key in ("cells", "constraints", "curve", "agreement", "per_constraint"):

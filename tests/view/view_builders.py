@@ -3,6 +3,7 @@ XSS payloads in every text field and in a file name."""
 
 from __future__ import annotations
 
+import sqlite3
 import struct
 import zlib
 from collections.abc import Sequence
@@ -126,3 +127,17 @@ def beta_items():
     ]
 
 
+
+
+def as_schema_1(index: Path) -> None:
+    """Make an index look like one written before schema 2 (no summary tables, no search
+    index, user_version 0)."""
+    conn = sqlite3.connect(index)
+    for trigger in ("trajectory_text_ai", "trajectory_text_ad", "trajectory_text_au"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    for table in ("trajectory_text", "current_scores", "current_constraints", "step_totals",
+                  "constraint_totals"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("PRAGMA user_version = 0")
+    conn.commit()
+    conn.close()

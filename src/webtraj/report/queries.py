@@ -4,14 +4,14 @@ every table and page of the list is one query (the trajectory list is paged in S
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
 from pydantic import BaseModel
 
 from webtraj.model.score import Score
-from webtraj.store import summary
+from webtraj.store import search, summary
 from webtraj.store.index import score_from_row
 from webtraj.store.reader import connect_ro
 
@@ -260,6 +260,9 @@ class ListQuery:
     desc: bool = False
     page: int = 1
     extra: dict[str, str] = field(default_factory=dict)
+    # The search as an FTS5 phrase, when the index has the search table (set by
+    # trajectory_page); else the search scans with LIKE.
+    fts: str | None = None
 
     @property
     def needs_scores(self) -> bool:
@@ -284,7 +287,11 @@ class ListQuery:
             clauses.append("t.error IS NULL")
         if self.unscored:
             clauses.append("c.traj IS NOT NULL AND c.value IS NULL")
-        if self.q:
+        if self.q and self.fts:
+            clauses.append("t.id IN (SELECT rowid FROM trajectory_text WHERE "
+                           "trajectory_text MATCH ?)")
+            params.append(self.fts)
+        elif self.q:
             like = "%" + self.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             clauses.append("(t.intent LIKE ? ESCAPE '\\' OR t.answer LIKE ? ESCAPE '\\' "
                            "OR t.task_id LIKE ? ESCAPE '\\')")
@@ -310,14 +317,20 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
                     ) -> tuple[list[ListRow], int]:
     """One page of the filtered, searched, sorted list, and how many rows match (more than
     COUNT_CAP when a filter on scores matches more than that)."""
+    if query.q and has_summary(conn):
+        query = replace(query, fts=search.phrase(query.q))
     where, params = query.where()
     order = SORTS.get(query.sort, "t.id")
     direction = "DESC" if query.desc else "ASC"
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
+    # The unscored reason is in score_sets: with the summary tables, c is the current score
+    # (value only) and cs its row.
+    reason = ("(SELECT reason FROM score_sets cs WHERE cs.id = c.score)"
+              if has_summary(conn) else "c.reason")
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
-            "t.termination, t.intent, t.answer, c.value, c.reason")
+            f"t.termination, t.intent, t.answer, c.value, {reason}")
     if query.needs_scores:
-        base = f"FROM tv t{_latest('c')}{where}"
+        base = f"FROM tv t{_current_join(conn, 'c')}{where}"
         args = [ev or "", *params]
         # Counting a filter on scores reads each trajectory's score row: stop at COUNT_CAP
         # (the page shows "COUNT_CAP+ matching" and pages on while rows come).
@@ -334,7 +347,7 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
         # of that page's rows (a page costs 50 seeks, not one per trajectory).
         total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
         sql = (f"SELECT {cols} FROM (SELECT * FROM tv t{where} ORDER BY {order} {direction}, "
-               f"t.id {direction} LIMIT ? OFFSET ?) t{_latest('c')} "
+               f"t.id {direction} LIMIT ? OFFSET ?) t{_current_join(conn, 'c')} "
                f"ORDER BY {order} {direction}, t.id {direction}")
         args = [*params, PAGE_SIZE, offset, ev or ""]
     rows = [ListRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],

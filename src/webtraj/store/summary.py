@@ -9,6 +9,7 @@ run's tables are a few small reads however many trajectories it has:
   the current judgements.
 
 A newer score for the same (evaluator, trajectory) replaces the older one's contribution.
+Schema 2 also brings the search index (store.search).
 An index written before these tables existed (schema 1) is migrated by the first writer that
 opens it; a read-only reader sees `SCHEMA_VERSION` not reached and uses the slower queries."""
 
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import orjson
 
 from webtraj.model.score import Score
+from webtraj.store import search
 
 # PRAGMA user_version of an index with the summary tables (schema 1 had none).
 SCHEMA_VERSION = 2
@@ -126,6 +128,7 @@ def migrate(conn: sqlite3.Connection, load: Callable[..., Score]) -> bool:
     `load(row)` turns a score_sets row (evaluator, value, reason, error, steps, body) into
     a Score. Returns whether anything was done."""
     conn.executescript(SCHEMA)
+    search.create(conn)
     if version(conn) >= SCHEMA_VERSION:
         return False
     conn.execute("BEGIN IMMEDIATE")
@@ -139,6 +142,7 @@ def migrate(conn: sqlite3.Connection, load: Callable[..., Score]) -> bool:
                 "WHERE id IN (SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator) "
                 "ORDER BY id")
             record(conn, _readable(rows, load))
+            search.rebuild(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:

@@ -63,7 +63,7 @@ def traj(t: Task, actions: Sequence[str], *, agent: str = "heuristic", reasoning
                   else Action(kind=ActionKind.CLICK, element_id=elem))
         steps.append(Step(index=i, observation=Observation(
             url=url if i else "http://127.0.0.1:8001/", screenshot=shot,
-            axtree=(tree or f"[{elem}] [button] [Next]") + f"\n[99] [link] [Other {i}]"),
+            axtree=(tree or f"[{elem}] [button] [Option {elem}]") + f"\n[99] [link] [Other {i}]"),
             action=action, reasoning=reasoning or f"reason {i}", duration_s=0.5))
     return Trajectory(trajectory_id=Trajectory.make_id(t.task_id, agent, 0), task=t,
                       agent=agent, steps=tuple(steps), answer=answer, error=error,

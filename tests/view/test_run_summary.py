@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-from view_builders import ALL, alpha_items, as_schema_1, csr_score, write_run
+from view_builders import ALL, alpha_items, as_schema_1, csr_score, task, traj, write_run
 
 from webtraj.report import queries as q
 from webtraj.store import RunStore
@@ -30,6 +30,10 @@ def _two_judge_run(root: Path) -> Path:
         llm = [(tid, csr_score([[], ALL[:1], ALL[:2], ALL[:2] if tid.startswith("hotels-001")
                                 else ALL], evaluator="constraints:llm")) for tid in ids]
         store.add_scores(llm)
+        # A trajectory re-run after it was scored, this time ending in an error: every table
+        # leaves it out from then on (the index's trigger updates the current scores).
+        again = traj(task(100, site="flights"), ["10", "stop"], error="endpoint down")
+        store.add_trajectory(again, replace=True)
     return run
 
 
@@ -74,6 +78,7 @@ def test_summary_tables_equal_the_full_queries_and_old_indexes_migrate(tmp_path)
     for key in ("names", "cells", "constraints", "curve", "agreement", "per_constraint"):
         assert fast[key] == slow[key], key
     assert fast["total"].n == fast["totals_query"].n == 9
+    assert fast["total"].errors == 2
     assert abs(fast["total"].csr - fast["totals_query"].csr) < 1e-9
     assert fast["total"].sr == fast["totals_query"].sr
     # The newer rule score of hotels-002 replaced the older one in every table.
@@ -81,12 +86,12 @@ def test_summary_tables_equal_the_full_queries_and_old_indexes_migrate(tmp_path)
     conn = q.open_index(run)
     rule = {c.name: c for c in q.by_constraint(conn, "constraints:rule")}
     conn.close()
-    # Of 7 decided (cars-003 unscored, cars-004 an error): hotels-002 (re-scored) and the XSS
-    # trajectory do not meet pool.
-    assert (rule["pool"].met, rule["pool"].not_met, rule["pool"].unknown) == (5, 2, 0)
+    # Of 6 decided (cars-003 unscored, cars-004 and flights-100 errors): hotels-002
+    # (re-scored) and the XSS trajectory do not meet pool.
+    assert (rule["pool"].met, rule["pool"].not_met, rule["pool"].unknown) == (4, 2, 0)
     per = {(a.name): a for a in fast["per_constraint"]}
-    assert (per["pool"].both, per["pool"].agree) == (7, 4)
-    assert (per["location"].both, per["location"].agree) == (7, 7)
+    assert (per["pool"].both, per["pool"].agree) == (6, 3)
+    assert (per["location"].both, per["location"].agree) == (6, 6)
     # The next writer migrates the old index; the tables are then the same.
     with RunStore.open(old):
         pass
@@ -116,4 +121,4 @@ def test_run_page_shows_agreement_per_constraint(tmp_path):
     rows = {r.split("<code>")[1].split("</code>")[0]: r for r in table.split("<tr>")[2:]}
     assert set(rows) == set(ALL)
     cells = [c.split(">", 1)[1].split("<")[0] for c in rows["pool"].split("<td")[4:9]]
-    assert cells == ["7", "4", "0.571", "0", "0"]
+    assert cells == ["6", "3", "0.500", "0", "0"]

@@ -40,7 +40,10 @@ def has_summary(conn: sqlite3.Connection) -> bool:
 
 
 def evaluators(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT DISTINCT evaluator FROM score_sets "
+    """Evaluator names with a stored score (from the summary's primary key when the index
+    has it: score_sets rows carry every per-step value and are slow to scan)."""
+    table = "current_scores" if has_summary(conn) else "score_sets"
+    return [r[0] for r in conn.execute(f"SELECT DISTINCT evaluator FROM {table} "
                                        "ORDER BY evaluator")]
 
 
@@ -77,8 +80,32 @@ class Cell(BaseModel):
     csr: float | None
 
 
+def _summary_cells(conn: sqlite3.Connection, ev: str | None) -> list[Cell]:
+    """Site x difficulty cells from two index-only scans: trajectory counts by cell, and the
+    current scores of `ev` by cell (summary tables)."""
+    counts: dict[tuple[str, str], list] = {}
+    for site, diff, err, n in conn.execute(
+            "SELECT site, difficulty, error IS NOT NULL, COUNT(*) FROM tv "
+            "GROUP BY site, difficulty, error IS NOT NULL"):
+        row = counts.setdefault((site or "-", diff or "-"), [0, 0, 0, 0, None, None])
+        row[0] += n
+        row[1] += n if err else 0
+    for site, diff, scored, unscored, sr, csr in conn.execute(
+            "SELECT site, difficulty, SUM(value IS NOT NULL), SUM(value IS NULL), "
+            "AVG(CASE WHEN value IS NOT NULL THEN value >= 1.0 END), AVG(value) "
+            "FROM current_scores WHERE evaluator = ? AND err = 0 GROUP BY site, difficulty",
+            (ev or "",)):
+        row = counts.get((site or "-", diff or "-"))
+        if row is not None:
+            row[2:] = [scored or 0, unscored or 0, sr, csr]
+    return [Cell(group=g, n=r[0], errors=r[1], scored=r[2], unscored=r[3], sr=r[4], csr=r[5])
+            for g, r in sorted(counts.items())]
+
+
 def _cells(conn: sqlite3.Connection, ev: str | None, cols: tuple[str, ...]) -> list[Cell]:
     """Episodes that ended in an error are counted apart and left out of SR/CSR."""
+    if cols == ("site", "difficulty") and has_summary(conn):
+        return _summary_cells(conn, ev)
     sel = ", ".join(f"COALESCE(t.{c}, '-')" for c in cols) if cols else "'all'"
     group = f" GROUP BY {sel} ORDER BY {sel}" if cols else ""
     sql = (f"SELECT {sel}, COUNT(*), "
@@ -140,8 +167,9 @@ def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRo
                   conn.execute("SELECT name, met, not_met, unknown FROM constraint_totals "
                                "WHERE evaluator = ?", (ev,))}
         for name, m in conn.execute(
-                "SELECT c.name, c.matching FROM tv t JOIN current_constraints c "
-                "ON c.evaluator = ? AND c.traj = t.id WHERE t.error IS NOT NULL", (ev,)):
+                "SELECT c.name, c.matching FROM main.trajectories t "
+                "JOIN current_constraints c ON c.evaluator = ? AND c.traj = t.id "
+                "WHERE t.error IS NOT NULL", (ev,)):
             if name in counts:
                 counts[name][2 if m is None else 1 - m] -= 1
         raw = [(name, sum(c), *c) for name, c in counts.items()]

@@ -33,8 +33,24 @@ CREATE TABLE IF NOT EXISTS current_scores (
     traj INTEGER NOT NULL,
     score INTEGER NOT NULL,
     value REAL,
+    -- Copies of the trajectory's site, difficulty and whether it ended in an error, kept
+    -- in step by the trigger below, so the site x difficulty table reads this table alone.
+    site TEXT,
+    difficulty TEXT,
+    err INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (evaluator, traj)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS current_scores_cells
+    ON current_scores(evaluator, site, difficulty, err, value);
+CREATE TRIGGER IF NOT EXISTS current_scores_trajectory AFTER UPDATE OF site, difficulty, error
+    ON trajectories BEGIN
+    UPDATE current_scores SET site = new.site, difficulty = new.difficulty,
+        err = new.error IS NOT NULL WHERE traj = new.id;
+END;
+-- Trajectory counts by cell, and the (few) error episodes, without reading whole rows.
+CREATE INDEX IF NOT EXISTS trajectories_cells
+    ON trajectories(site, difficulty, error IS NOT NULL);
+CREATE INDEX IF NOT EXISTS trajectories_errors ON trajectories(id) WHERE error IS NOT NULL;
 CREATE TABLE IF NOT EXISTS current_constraints (
     evaluator TEXT NOT NULL,
     traj INTEGER NOT NULL,
@@ -115,8 +131,9 @@ def record(conn: sqlite3.Connection, items: Iterable[tuple[int, int, Score]]) ->
             conn.execute("DELETE FROM current_constraints WHERE evaluator = ? AND traj = ?",
                          (ev, traj))
         new = {c.name: _match_code(c.matching) for c in score.constraints}
-        conn.execute("INSERT OR REPLACE INTO current_scores VALUES (?,?,?,?)",
-                     (ev, traj, sid, score.value))
+        conn.execute("INSERT OR REPLACE INTO current_scores SELECT ?, id, ?, ?, site, "
+                     "difficulty, error IS NOT NULL FROM trajectories WHERE id = ?",
+                     (ev, sid, score.value, traj))
         conn.executemany("INSERT INTO current_constraints VALUES (?,?,?,?)",
                          [(ev, traj, n, m) for n, m in new.items()])
         delta.add(ev, score.step_values, new.items(), +1)

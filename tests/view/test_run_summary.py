@@ -122,3 +122,21 @@ def test_run_page_shows_agreement_per_constraint(tmp_path):
     assert set(rows) == set(ALL)
     cells = [c.split(">", 1)[1].split("<")[0] for c in rows["pool"].split("<td")[4:9]]
     assert cells == ["6", "3", "0.500", "0", "0"]
+
+
+def test_a_write_that_bypassed_the_summary_is_never_read_and_is_healed(tmp_path):
+    run = _two_judge_run(tmp_path / "runs" / "two")
+    expected = _tables(run)
+    conn = sqlite3.connect(run / "index.sqlite")
+    conn.execute("DELETE FROM score_sets WHERE id = (SELECT MAX(id) FROM score_sets)")
+    conn.commit()
+    conn.close()
+    stale = _tables(run)
+    assert not stale["summary"]  # read with the full queries, never the stale totals
+    assert stale["per_constraint"] != expected["per_constraint"]
+    with RunStore.open(run):  # the next writer rebuilds them
+        pass
+    healed = _tables(run)
+    assert healed["summary"]
+    for key in ("cells", "constraints", "curve", "agreement", "per_constraint"):
+        assert healed[key] == stale[key], key

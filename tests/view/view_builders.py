@@ -133,8 +133,11 @@ def as_schema_1(index: Path) -> None:
     """Make an index look like one written before schema 2 (no summary tables, no search
     index, user_version 0)."""
     conn = sqlite3.connect(index)
-    for trigger in ("trajectory_text_ai", "trajectory_text_ad", "trajectory_text_au"):
+    for trigger in ("trajectory_text_ai", "trajectory_text_ad", "trajectory_text_au",
+                    "current_scores_trajectory"):
         conn.execute(f"DROP TRIGGER {trigger}")
+    for index in ("trajectories_cells", "trajectories_errors"):
+        conn.execute(f"DROP INDEX {index}")
     for table in ("trajectory_text", "current_scores", "current_constraints", "step_totals",
                   "constraint_totals"):
         conn.execute(f"DROP TABLE {table}")

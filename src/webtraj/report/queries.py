@@ -31,20 +31,30 @@ def open_index(root: Path) -> sqlite3.Connection:
                       "FROM main.trajectories")
     else:
         conn.execute("CREATE TEMP VIEW tv AS SELECT * FROM main.trajectories")
+    # Checked once per connection (it counts the score rows).
+    conn.execute("CREATE TEMP TABLE summary_ok AS SELECT ? AS ok", (summary.current(conn),))
     return conn
 
 
 def has_summary(conn: sqlite3.Connection) -> bool:
-    """Whether the index keeps the summary tables (schema 2; see store.summary)."""
-    return summary.version(conn) >= summary.SCHEMA_VERSION
+    """Whether the index keeps summary tables that describe its scores exactly (schema 2;
+    see store.summary); else the tables are computed from every stored score."""
+    try:
+        return bool(conn.execute("SELECT ok FROM temp.summary_ok").fetchone()[0])
+    except sqlite3.OperationalError:
+        return summary.current(conn)
 
 
 def evaluators(conn: sqlite3.Connection) -> list[str]:
     """Evaluator names with a stored score (from the summary's primary key when the index
     has it: score_sets rows carry every per-step value and are slow to scan)."""
-    table = "current_scores" if has_summary(conn) else "score_sets"
-    return [r[0] for r in conn.execute(f"SELECT DISTINCT evaluator FROM {table} "
-                                       "ORDER BY evaluator")]
+    if has_summary(conn):  # one seek per name along the primary key
+        sql = ("WITH RECURSIVE e(x) AS (SELECT MIN(evaluator) FROM current_scores UNION ALL "
+               "SELECT (SELECT MIN(evaluator) FROM current_scores WHERE evaluator > x) FROM e "
+               "WHERE x IS NOT NULL) SELECT x FROM e WHERE x IS NOT NULL")
+    else:
+        sql = "SELECT DISTINCT evaluator FROM score_sets ORDER BY evaluator"
+    return [r[0] for r in conn.execute(sql)]
 
 
 def csr_evaluator(names: list[str]) -> str | None:
@@ -167,9 +177,8 @@ def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRo
                   conn.execute("SELECT name, met, not_met, unknown FROM constraint_totals "
                                "WHERE evaluator = ?", (ev,))}
         for name, m in conn.execute(
-                "SELECT c.name, c.matching FROM main.trajectories t "
-                "JOIN current_constraints c ON c.evaluator = ? AND c.traj = t.id "
-                "WHERE t.error IS NOT NULL", (ev,)):
+                "SELECT name, matching FROM current_constraints WHERE evaluator = ? AND traj IN "
+                "(SELECT id FROM main.trajectories WHERE error IS NOT NULL)", (ev,)):
             if name in counts:
                 counts[name][2 if m is None else 1 - m] -= 1
         raw = [(name, sum(c), *c) for name, c in counts.items()]

@@ -198,12 +198,16 @@ class RunIndex:
             n = 0
             chunk: list[tuple] = []
             scores: list[tuple[int, Score]] = []
+            # Summary tables a write bypassed are rebuilt after this one, not patched.
+            incremental = summary.current(conn)
 
             def flush() -> None:
                 # Inside this transaction nobody else inserts: the new ids follow the max.
                 first = conn.execute("SELECT IFNULL(MAX(id), 0) FROM score_sets").fetchone()[0]
                 conn.executemany(sql, chunk)
-                summary.record(conn, ((t, first + 1 + i, s) for i, (t, s) in enumerate(scores)))
+                if incremental:
+                    summary.record(conn, ((t, first + 1 + i, s)
+                                          for i, (t, s) in enumerate(scores)))
                 chunk.clear()
                 scores.clear()
 
@@ -227,6 +231,10 @@ class RunIndex:
                     flush()
             if chunk:
                 flush()
+            if incremental:
+                summary.mark(conn)
+            else:
+                summary.rebuild(conn, score_from_row)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -65,6 +65,14 @@ CREATE TABLE IF NOT EXISTS step_totals (
     n INTEGER NOT NULL,
     PRIMARY KEY (evaluator, step)
 ) WITHOUT ROWID;
+-- What the tables above were last brought up to: the newest score id and the number of
+-- stored scores. A write that bypassed them (a score row deleted or added by hand) shows as
+-- a mismatch: readers then use the full queries and the next writer rebuilds them.
+CREATE TABLE IF NOT EXISTS summary_meta (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    last_score INTEGER NOT NULL,
+    scores INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS constraint_totals (
     evaluator TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -78,6 +86,24 @@ CREATE TABLE IF NOT EXISTS constraint_totals (
 
 def version(conn: sqlite3.Connection) -> int:
     return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def current(conn: sqlite3.Connection) -> bool:
+    """Whether the summary tables describe exactly the stored scores."""
+    if version(conn) < SCHEMA_VERSION:
+        return False
+    try:
+        mark = conn.execute("SELECT last_score, scores FROM summary_meta").fetchone()
+    except sqlite3.OperationalError:
+        return False
+    return mark == conn.execute("SELECT IFNULL(MAX(id), 0), COUNT(*) FROM score_sets"
+                                ).fetchone()
+
+
+def mark(conn: sqlite3.Connection) -> None:
+    """Note that the summary tables are up to date with score_sets (inside the write)."""
+    conn.execute("INSERT OR REPLACE INTO summary_meta VALUES (1, (SELECT IFNULL(MAX(id), 0) "
+                 "FROM score_sets), (SELECT COUNT(*) FROM score_sets))")
 
 
 def _match_code(m: bool | None) -> int | None:
@@ -140,27 +166,34 @@ def record(conn: sqlite3.Connection, items: Iterable[tuple[int, int, Score]]) ->
     delta.write(conn)
 
 
+def rebuild(conn: sqlite3.Connection, load: Callable[..., Score]) -> None:
+    """Recompute the summary tables from score_sets, inside the caller's transaction."""
+    for table in ("current_scores", "current_constraints", "step_totals",
+                  "constraint_totals"):
+        conn.execute(f"DELETE FROM {table}")
+    rows = conn.execute(
+        "SELECT traj, id, evaluator, value, reason, error, steps, body FROM score_sets "
+        "WHERE id IN (SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator) ORDER BY id")
+    record(conn, _readable(rows.fetchall(), load))
+    mark(conn)
+
+
 def migrate(conn: sqlite3.Connection, load: Callable[..., Score]) -> bool:
-    """Bring a schema-1 index to schema 2 (build the summary tables from the stored scores);
-    `load(row)` turns a score_sets row (evaluator, value, reason, error, steps, body) into
-    a Score. Returns whether anything was done."""
+    """Bring an index to schema 2 (build the summary tables and search index from what is
+    stored), or rebuild summary tables that a write bypassed; `load(*row)` turns a
+    score_sets row (evaluator, value, reason, error, steps, body) into a Score. Returns
+    whether anything was done."""
     conn.executescript(SCHEMA)
     search.create(conn)
-    if version(conn) >= SCHEMA_VERSION:
+    if current(conn):
         return False
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if version(conn) < SCHEMA_VERSION:  # another writer may have migrated meanwhile
-            for table in ("current_scores", "current_constraints", "step_totals",
-                          "constraint_totals"):
-                conn.execute(f"DELETE FROM {table}")
-            rows = conn.execute(
-                "SELECT traj, id, evaluator, value, reason, error, steps, body FROM score_sets "
-                "WHERE id IN (SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator) "
-                "ORDER BY id")
-            record(conn, _readable(rows, load))
-            search.rebuild(conn)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if not current(conn):  # another writer may have done it meanwhile
+            rebuild(conn, load)
+            if version(conn) < SCHEMA_VERSION:
+                search.rebuild(conn)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -79,7 +79,7 @@ async def shoot(url: str, out: Path, root: Path) -> None:
             if element:
                 await page.locator(element).screenshot(path=str(out / f"{name}.png"))
             else:
-                await page.screenshot(path=str(out / f"{name}.png"), full_page=name != "run")
+                await page.screenshot(path=str(out / f"{name}.png"), full_page=True)
         await browser.close()
 
 

@@ -307,8 +307,10 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
                           val_fraction=job.val_fraction, rescored_trajectories=rescored)
     all_tasks = {task for _, task in items}
     stats.split_tasks = {VALIDATION: len(validation), TRAIN: len(all_tasks) - len(validation)}
-    writer = DatasetWriter(job.out)
+    # Decisions are written in one transaction on the run's index, committed with the dataset
+    # (a concurrent writer to the same run waits for the curation to finish).
     log = DecisionWriter(root)
+    writer = DatasetWriter(job.out)
     stamp = {"dataset": str(job.out.resolve()), "curated_at": time.time()}
     steps_read = 0
     settings_json = job.settings.model_dump_json()

@@ -367,7 +367,12 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
             f"t.termination, t.intent, t.answer, c.value, {reason}")
     if query.needs_scores:
-        base = f"FROM tv t{_current_join(conn, 'c')}{where}"
+        # A filter on scores keeps only scored rows, so an inner join loses nothing; CROSS
+        # JOIN keeps SQLite from driving the query from every current score of the run
+        # (it walks the trajectories matching the other filters instead).
+        inner = bool(query.success or query.unscored) and has_summary(conn)
+        join = _current_join(conn, "c", "CROSS JOIN" if inner else "LEFT JOIN")
+        base = f"FROM tv t{join}{where}"
         args = [ev or "", *params]
         # Counting a filter on scores reads each trajectory's score row: stop at COUNT_CAP
         # (the page shows "COUNT_CAP+ matching" and pages on while rows come).

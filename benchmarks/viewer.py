@@ -6,11 +6,11 @@ with per-step values and typed constraint checks), bulk-inserted with the same c
 RunIndex writes. Sites, difficulties, CSR curves and errors are random (seeded).
 
 Measured (median of several requests over HTTP to a real uvicorn on loopback, after one
-warm-up; the run page's summary tables are cached per run until its index changes and are
-computed in the background when the viewer starts: their cost is printed apart): the run
-page (tables by site x difficulty and by constraint, CSR-by-step plot, first page of the
-list), a filtered page (site + success), a search in intents and answers, and a trajectory
-page. Reference: a bare SQLite query returning the same rows of the list (or the
+warm-up): the run page (tables by site x difficulty and by constraint, CSR-by-step plot,
+first page of the list), the same with its summary tables read again from the index's
+summary tables (schema 2) on every request instead of cached, a filtered page (site +
+success), a search in intents and answers (trigram index), and a trajectory page.
+Reference: a bare SQLite query returning the same rows of the list (or the
 trajectory's row and scores), timed in the same process. Target: each page < 300 ms.
 
     .venv/bin/python benchmarks/viewer.py [--trajectories 100000] [--folders 300]

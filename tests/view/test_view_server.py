@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from typer.testing import CliRunner
-from view_builders import ALL, alpha_items, csr_score, task, traj, write_run
+from view_builders import ALL, alpha_items, as_schema_1, csr_score, task, traj, write_run
 
 from webtraj.cli.app import app
 from webtraj.store import RunStore
@@ -110,6 +110,7 @@ def test_index_from_before_intent_columns_still_lists(tmp_path: Path):
 
     root = tmp_path / "runs"
     write_run(root / "old", alpha_items())
+    as_schema_1(root / "old" / "index.sqlite")
     conn = sqlite3.connect(root / "old" / "index.sqlite")
     conn.execute("ALTER TABLE trajectories DROP COLUMN intent")
     conn.execute("ALTER TABLE trajectories DROP COLUMN answer")

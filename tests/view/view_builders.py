@@ -3,6 +3,7 @@ XSS payloads in every text field and in a file name."""
 
 from __future__ import annotations
 
+import sqlite3
 import struct
 import zlib
 from collections.abc import Sequence
@@ -62,7 +63,7 @@ def traj(t: Task, actions: Sequence[str], *, agent: str = "heuristic", reasoning
                   else Action(kind=ActionKind.CLICK, element_id=elem))
         steps.append(Step(index=i, observation=Observation(
             url=url if i else "http://127.0.0.1:8001/", screenshot=shot,
-            axtree=(tree or f"[{elem}] [button] [Next]") + f"\n[99] [link] [Other {i}]"),
+            axtree=(tree or f"[{elem}] [button] [Option {elem}]") + f"\n[99] [link] [Other {i}]"),
             action=action, reasoning=reasoning or f"reason {i}", duration_s=0.5))
     return Trajectory(trajectory_id=Trajectory.make_id(t.task_id, agent, 0), task=t,
                       agent=agent, steps=tuple(steps), answer=answer, error=error,
@@ -126,3 +127,20 @@ def beta_items():
     ]
 
 
+
+
+def as_schema_1(index: Path) -> None:
+    """Make an index look like one written before schema 2 (no summary tables, no search
+    index, user_version 0)."""
+    conn = sqlite3.connect(index)
+    for trigger in ("trajectory_text_ai", "trajectory_text_ad", "trajectory_text_au",
+                    "current_scores_trajectory"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    for index in ("trajectories_cells", "trajectories_errors"):
+        conn.execute(f"DROP INDEX {index}")
+    for table in ("trajectory_text", "current_scores", "current_constraints", "step_totals",
+                  "constraint_totals"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("PRAGMA user_version = 0")
+    conn.commit()
+    conn.close()

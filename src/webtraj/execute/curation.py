@@ -9,6 +9,7 @@ ever in memory."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,9 @@ from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
+from webtraj.model.curation import CurationDecision
 from webtraj.model.run import RunInfo
+from webtraj.store.decisions import DecisionWriter
 from webtraj.store.reader import (
     Loaded,
     RawChunk,
@@ -84,6 +87,8 @@ class ChunkOut:
     tasks: list[tuple[str, bytes]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     steps_read: int = 0
+    # One CurationDecision (JSON) per trajectory of the chunk, for the run's index.
+    decisions: list[bytes] = field(default_factory=list)
 
 
 _CLIENTS: dict[tuple[str, bool], Any] = {}
@@ -138,11 +143,29 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
     split_of = dict(items)
     decided: list[tuple[Loaded, Selection | Drop]] = []
     out = ChunkOut()
+
+    def decide(tid: str, drop: Drop | None = None, sel: Selection | None = None,
+               inst: Instance | None = None) -> None:
+        best = sel.best if sel is not None else None
+        out.decisions.append(CurationDecision(
+            trajectory_id=tid, judge=settings.judge, second_judge=settings.second_judge,
+            kept=inst is not None, drop_reason=drop.reason.value if drop else None,
+            detail=drop.detail if drop else "", c_max=best.c_max if best else None,
+            t_best=best.t_best if best else None,
+            final_csr=sel.final_csr if sel is not None else None,
+            satisfied=sel.satisfied if sel is not None else (),
+            relabeled_task=inst.task if inst is not None and inst.relabeled else None,
+            records=tuple((k.t, k.kind.value) for k in inst.steps) if inst else (),
+            split=split_of.get(tid), invalid_stops=inst.invalid_stops if inst else 0,
+        ).model_dump_json(exclude_none=True).encode())
+
     for ld in loaded:
         if ld.trajectory is None:
             stats.trajectories += 1
-            stats.add_drop(Drop(reason=DropReason.UNREADABLE, detail=ld.error or ""))
+            drop = Drop(reason=DropReason.UNREADABLE, detail=ld.error or "")
+            stats.add_drop(drop)
             decided.append((ld, Drop(reason=DropReason.UNREADABLE)))
+            decide(ld.trajectory_id, drop)
             continue
         traj = ld.trajectory
         n_obs = len(traj.observations)
@@ -156,6 +179,7 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
         sel = select_prefix(traj, curve, second)
         if isinstance(sel, Drop):
             stats.add_drop(sel)
+            decide(ld.trajectory_id, sel)
         decided.append((ld, sel))
     # Relabeling: rule-based inline; model-based as one batch per chunk.
     relabels: dict[str, Relabeled | str] = {}
@@ -177,14 +201,19 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
         rel = relabels.get(ld.trajectory_id)
         if isinstance(rel, str):
             stats.relabel_failed += 1
-            stats.add_drop(Drop(reason=DropReason.RELABEL_FAILED, detail=rel))
+            drop = Drop(reason=DropReason.RELABEL_FAILED, detail=rel)
+            stats.add_drop(drop)
+            decide(ld.trajectory_id, drop, sel)
             continue
         try:
             inst = build_instance(traj, sel, rel, seed=settings.seed)
             records = render(traj, inst)
         except ValueError as exc:
-            stats.add_drop(Drop(reason=DropReason.INVALID, detail=str(exc)))
+            drop = Drop(reason=DropReason.INVALID, detail=str(exc))
+            stats.add_drop(drop)
+            decide(ld.trajectory_id, drop, sel)
             continue
+        decide(ld.trajectory_id, sel=sel, inst=inst)
         split = split_of[ld.trajectory_id]
         stats.add_instance(inst, split)
         _append(jsonl[split], columns[split], inst, records)
@@ -278,13 +307,19 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
                           val_fraction=job.val_fraction, rescored_trajectories=rescored)
     all_tasks = {task for _, task in items}
     stats.split_tasks = {VALIDATION: len(validation), TRAIN: len(all_tasks) - len(validation)}
+    # Decisions are written in one transaction on the run's index, committed with the dataset
+    # (a concurrent writer to the same run waits for the curation to finish).
+    log = DecisionWriter(root)
     writer = DatasetWriter(job.out)
+    stamp = {"dataset": str(job.out.resolve()), "curated_at": time.time()}
     steps_read = 0
     settings_json = job.settings.model_dump_json()
 
     def take(out: ChunkOut) -> None:
         nonlocal steps_read
         steps_read += out.steps_read
+        log.add(CurationDecision.model_validate_json(d).model_copy(update=stamp)
+                for d in out.decisions)
         stats.merge(CurationStats.model_validate(out.stats))
         for split in (TRAIN, VALIDATION):
             writer.add(split, out.jsonl[split], out.batches[split])
@@ -303,7 +338,9 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
         writer.close(stats.to_json())
     except BaseException:
         writer.abort()
+        log.abort()
         raise
+    log.commit()
     return CurateResult(stats=stats, steps_read=steps_read, bytes_written=writer.bytes_written)
 
 

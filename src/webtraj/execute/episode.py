@@ -18,6 +18,7 @@ from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
 from webtraj.browser.har import har_from_journal, har_journal
 from webtraj.browser.records import BrowserObservation
+from webtraj.execute.step_usage import StepUsageMeter
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
@@ -113,6 +114,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     started = time.time()
     env = BrowserEnv(browser, config)
     journal = StepJournal(workdir)
+    meter = StepUsageMeter(agent)
     obs: Observation | None = None
     try:
         async with asyncio.timeout(spec.timeout_s):
@@ -122,6 +124,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                 t0, wall = time.monotonic(), time.time()
                 decision = await _decide(agent, task, obs, steps)
                 t_agent = time.monotonic() - t0
+                usage = meter.step()
                 step_error = decision.error
                 next_obs = obs
                 box = None
@@ -139,7 +142,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                                   reasoning=decision.reasoning,
                                   raw_output=decision.raw_output, started_at=wall,
                                   duration_s=time.monotonic() - t0, error=step_error,
-                                  element_box=box, timings=timings))
+                                  element_box=box, timings=timings, usage=usage))
                 journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:

@@ -9,6 +9,7 @@ from pydantic import Field, JsonValue, model_validator
 
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.base import Document, FrozenModel
+from webtraj.model.step_usage import StepUsage
 from webtraj.model.task import Task
 
 
@@ -70,6 +71,8 @@ class Step(FrozenModel):
     # The acted element's box on `observation.screenshot`, measured just before the action.
     element_box: ElementBox | None = None
     timings: StepTimings | None = None
+    # The agent's model calls for this step (llm, mindact); None for agents without a model.
+    usage: StepUsage | None = None
 
 
 class Termination(StrEnum):

@@ -4,13 +4,14 @@ every table and page of the list is one query (the trajectory list is paged in S
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import orjson
 from pydantic import BaseModel
 
 from webtraj.model.score import Score
+from webtraj.store import search, summary
 from webtraj.store.index import score_from_row
 from webtraj.store.reader import connect_ro
 
@@ -30,12 +31,30 @@ def open_index(root: Path) -> sqlite3.Connection:
                       "FROM main.trajectories")
     else:
         conn.execute("CREATE TEMP VIEW tv AS SELECT * FROM main.trajectories")
+    # Checked once per connection (it counts the score rows).
+    conn.execute("CREATE TEMP TABLE summary_ok AS SELECT ? AS ok", (summary.current(conn),))
     return conn
 
 
+def has_summary(conn: sqlite3.Connection) -> bool:
+    """Whether the index keeps summary tables that describe its scores exactly (schema 2;
+    see store.summary); else the tables are computed from every stored score."""
+    try:
+        return bool(conn.execute("SELECT ok FROM temp.summary_ok").fetchone()[0])
+    except sqlite3.OperationalError:
+        return summary.current(conn)
+
+
 def evaluators(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT DISTINCT evaluator FROM score_sets "
-                                       "ORDER BY evaluator")]
+    """Evaluator names with a stored score (from the summary's primary key when the index
+    has it: score_sets rows carry every per-step value and are slow to scan)."""
+    if has_summary(conn):  # one seek per name along the primary key
+        sql = ("WITH RECURSIVE e(x) AS (SELECT MIN(evaluator) FROM current_scores UNION ALL "
+               "SELECT (SELECT MIN(evaluator) FROM current_scores WHERE evaluator > x) FROM e "
+               "WHERE x IS NOT NULL) SELECT x FROM e WHERE x IS NOT NULL")
+    else:
+        sql = "SELECT DISTINCT evaluator FROM score_sets ORDER BY evaluator"
+    return [r[0] for r in conn.execute(sql)]
 
 
 def csr_evaluator(names: list[str]) -> str | None:
@@ -43,6 +62,15 @@ def csr_evaluator(names: list[str]) -> str | None:
     cands = sorted((n for n in names if n.startswith("constraints")),
                    key=lambda n: (n != "constraints:oracle", n))
     return cands[0] if cands else None
+
+
+def _current_join(conn: sqlite3.Connection, alias: str, kind: str = "LEFT JOIN") -> str:
+    """Join each trajectory `t` to its current score of one evaluator (the `?`): from the
+    summary table when the index has it (value only), else from score_sets."""
+    if has_summary(conn):
+        return (f" {kind} current_scores {alias} ON {alias}.evaluator = ? "
+                f"AND {alias}.traj = t.id")
+    return _latest(alias, kind)
 
 
 def _latest(alias: str, kind: str = "LEFT JOIN", extra: str = "") -> str:
@@ -62,8 +90,32 @@ class Cell(BaseModel):
     csr: float | None
 
 
+def _summary_cells(conn: sqlite3.Connection, ev: str | None) -> list[Cell]:
+    """Site x difficulty cells from two index-only scans: trajectory counts by cell, and the
+    current scores of `ev` by cell (summary tables)."""
+    counts: dict[tuple[str, str], list] = {}
+    for site, diff, err, n in conn.execute(
+            "SELECT site, difficulty, error IS NOT NULL, COUNT(*) FROM tv "
+            "GROUP BY site, difficulty, error IS NOT NULL"):
+        row = counts.setdefault((site or "-", diff or "-"), [0, 0, 0, 0, None, None])
+        row[0] += n
+        row[1] += n if err else 0
+    for site, diff, scored, unscored, sr, csr in conn.execute(
+            "SELECT site, difficulty, SUM(value IS NOT NULL), SUM(value IS NULL), "
+            "AVG(CASE WHEN value IS NOT NULL THEN value >= 1.0 END), AVG(value) "
+            "FROM current_scores WHERE evaluator = ? AND err = 0 GROUP BY site, difficulty",
+            (ev or "",)):
+        row = counts.get((site or "-", diff or "-"))
+        if row is not None:
+            row[2:] = [scored or 0, unscored or 0, sr, csr]
+    return [Cell(group=g, n=r[0], errors=r[1], scored=r[2], unscored=r[3], sr=r[4], csr=r[5])
+            for g, r in sorted(counts.items())]
+
+
 def _cells(conn: sqlite3.Connection, ev: str | None, cols: tuple[str, ...]) -> list[Cell]:
     """Episodes that ended in an error are counted apart and left out of SR/CSR."""
+    if cols == ("site", "difficulty") and has_summary(conn):
+        return _summary_cells(conn, ev)
     sel = ", ".join(f"COALESCE(t.{c}, '-')" for c in cols) if cols else "'all'"
     group = f" GROUP BY {sel} ORDER BY {sel}" if cols else ""
     sql = (f"SELECT {sel}, COUNT(*), "
@@ -72,7 +124,7 @@ def _cells(conn: sqlite3.Connection, ev: str | None, cols: tuple[str, ...]) -> l
            "SUM(t.error IS NULL AND c.traj IS NOT NULL AND c.value IS NULL), "
            "AVG(CASE WHEN t.error IS NULL AND c.value IS NOT NULL THEN c.value >= 1.0 END), "
            "AVG(CASE WHEN t.error IS NULL THEN c.value END) "
-           f"FROM tv t{_latest('c')}{group}")
+           f"FROM tv t{_current_join(conn, 'c')}{group}")
     width = max(len(cols), 1)
     return [Cell(group=tuple(str(x) for x in r[:width]), n=r[width], errors=r[width + 1] or 0,
                  scored=r[width + 2] or 0, unscored=r[width + 3] or 0, sr=r[width + 4],
@@ -88,6 +140,20 @@ def by_site_difficulty(conn: sqlite3.Connection, ev: str | None) -> list[Cell]:
     return _cells(conn, ev, ("site", "difficulty"))
 
 
+def total_of(cells: list[Cell]) -> Cell:
+    """The run's totals from its cells (SR and CSR are means over the scored episodes, so
+    the cells' means weigh by their scored counts): one pass over the index, not two."""
+    scored = sum(c.scored for c in cells)
+
+    def mean(attr: str) -> float | None:
+        parts = [(getattr(c, attr), c.scored) for c in cells if getattr(c, attr) is not None]
+        return sum(v * n for v, n in parts) / scored if parts and scored else None
+
+    return Cell(group=("all",), n=sum(c.n for c in cells), errors=sum(c.errors for c in cells),
+                scored=scored, unscored=sum(c.unscored for c in cells), sr=mean("sr"),
+                csr=mean("csr"))
+
+
 class ConstraintRow(BaseModel):
     name: str
     n: int
@@ -100,18 +166,34 @@ class ConstraintRow(BaseModel):
 
 
 def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRow]:
-    """Satisfaction per constraint name over the final judgements of `ev` (typed
-    `Score.constraints` in the stored body, read by SQLite's JSON functions)."""
+    """Satisfaction per constraint name over the current final judgements of `ev`, episodes
+    that ended in an error left out: from the summary totals less the (few) error episodes'
+    rows when the index keeps them, else from the typed `Score.constraints` in each stored
+    body (SQLite's JSON functions)."""
     if ev is None:
         return []
-    sql = ("SELECT json_extract(j.value, '$.name'), COUNT(*), "
-           "SUM(json_extract(j.value, '$.matching') = 1), "
-           "SUM(json_extract(j.value, '$.matching') = 0), "
-           "SUM(json_extract(j.value, '$.matching') IS NULL) "
-           f"FROM tv t{_latest('c', 'JOIN')}, json_each(c.body, '$.constraints') j "
-           "WHERE c.body IS NOT NULL AND t.error IS NULL GROUP BY 1")
+    if has_summary(conn):
+        counts = {name: [met, not_met, unknown] for name, met, not_met, unknown in
+                  conn.execute("SELECT name, met, not_met, unknown FROM constraint_totals "
+                               "WHERE evaluator = ?", (ev,))}
+        for name, m in conn.execute(
+                "SELECT name, matching FROM current_constraints WHERE evaluator = ? AND traj IN "
+                "(SELECT id FROM main.trajectories WHERE error IS NOT NULL)", (ev,)):
+            if name in counts:
+                counts[name][2 if m is None else 1 - m] -= 1
+        raw = [(name, sum(c), *c) for name, c in counts.items()]
+    else:
+        raw = conn.execute(
+            "SELECT json_extract(j.value, '$.name'), COUNT(*), "
+            "SUM(json_extract(j.value, '$.matching') = 1), "
+            "SUM(json_extract(j.value, '$.matching') = 0), "
+            "SUM(json_extract(j.value, '$.matching') IS NULL) "
+            f"FROM tv t{_latest('c', 'JOIN')}, json_each(c.body, '$.constraints') j "
+            "WHERE c.body IS NOT NULL AND t.error IS NULL GROUP BY 1", (ev,)).fetchall()
     rows = []
-    for name, n, met, not_met, unknown in conn.execute(sql, (ev,)):
+    for name, n, met, not_met, unknown in raw:
+        if not n:
+            continue
         decided = (met or 0) + (not_met or 0)
         rows.append(ConstraintRow(name=str(name), n=n, met=met or 0, not_met=not_met or 0,
                                   unknown=unknown or 0,
@@ -121,13 +203,18 @@ def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRo
 
 
 def step_curve(conn: sqlite3.Connection, ev: str | None) -> list[tuple[int, float, int]]:
-    """(step, mean value, episodes) of the newest per-step values of `ev`."""
+    """(step, mean value, episodes) of the current per-step values of `ev`."""
     if ev is None:
         return []
-    sql = ("SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
-           f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
-           "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1")
-    return [(int(k), float(m), int(c)) for k, m, c in conn.execute(sql, (ev,))]
+    if has_summary(conn):
+        rows = conn.execute("SELECT step, total / n, n FROM step_totals WHERE evaluator = ? "
+                            "AND n > 0 ORDER BY step", (ev,))
+    else:
+        rows = conn.execute(
+            "SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
+            f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
+            "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", (ev,))
+    return [(int(k), float(m), int(c)) for k, m, c in rows]
 
 
 class Agreement(BaseModel):
@@ -141,18 +228,58 @@ class Agreement(BaseModel):
         return self.agree / self.both if self.both else None
 
 
+def _judge_pairs(names: list[str]) -> list[tuple[str, str]]:
+    judges = [n for n in names if n.startswith("constraints")]
+    return [(a, b) for i, a in enumerate(judges) for b in judges[i + 1:]]
+
+
 def judge_agreement(conn: sqlite3.Connection, names: list[str]) -> list[Agreement]:
     """Success agreement (value == 1) between every two constraint judges on the episodes
     both scored."""
-    judges = [n for n in names if n.startswith("constraints")]
     out = []
-    for i, a in enumerate(judges):
-        for b in judges[i + 1:]:
-            both, agree = conn.execute(
-                "SELECT COUNT(*), SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM tv t"
-                f"{_latest('x', 'JOIN')}{_latest('y', 'JOIN')} "
-                "WHERE x.value IS NOT NULL AND y.value IS NOT NULL", (a, b)).fetchone()
-            out.append(Agreement(a=a, b=b, both=both or 0, agree=agree or 0))
+    for a, b in _judge_pairs(names):
+        both, agree = conn.execute(
+            "SELECT COUNT(*), SUM((x.value >= 1.0) = (y.value >= 1.0)) FROM tv t"
+            f"{_current_join(conn, 'x', 'JOIN')}{_current_join(conn, 'y', 'JOIN')} "
+            "WHERE x.value IS NOT NULL AND y.value IS NOT NULL", (a, b)).fetchone()
+        out.append(Agreement(a=a, b=b, both=both or 0, agree=agree or 0))
+    return out
+
+
+class ConstraintAgreement(Agreement):
+    """Two judges on one constraint: of the final judgements both decided (met or not met),
+    how many agree; `only_a` / `only_b`: decided by one judge, unknown to the other."""
+
+    name: str
+    only_a: int = 0
+    only_b: int = 0
+
+
+def constraint_agreement(conn: sqlite3.Connection, names: list[str]
+                         ) -> list[ConstraintAgreement]:
+    """Per constraint, agreement of every two constraint judges on their current final
+    judgements of the same episodes (error episodes left out)."""
+    if has_summary(conn):
+        name, xm, ym = "x.name", "x.matching", "y.matching"
+        pair = ("FROM tv t JOIN current_constraints x ON x.evaluator = ? AND x.traj = t.id "
+                "JOIN current_constraints y ON y.evaluator = ? AND y.traj = t.id "
+                "AND y.name = x.name WHERE t.error IS NULL")
+    else:
+        name = "json_extract(jx.value, '$.name')"
+        xm, ym = "json_extract(jx.value, '$.matching')", "json_extract(jy.value, '$.matching')"
+        pair = (f"FROM tv t{_latest('sx', 'JOIN')}{_latest('sy', 'JOIN')}, "
+                "json_each(sx.body, '$.constraints') jx, json_each(sy.body, '$.constraints') jy "
+                f"WHERE t.error IS NULL AND {name} = json_extract(jy.value, '$.name')")
+    sql = ("SELECT c0, SUM(c1 IS NOT NULL AND c2 IS NOT NULL), SUM(c1 = c2), "
+           "SUM(c1 IS NOT NULL AND c2 IS NULL), SUM(c1 IS NULL AND c2 IS NOT NULL) "
+           f"FROM (SELECT {name} AS c0, {xm} AS c1, {ym} AS c2 {pair}) "
+           "GROUP BY c0 ORDER BY c0")
+    out = []
+    for a, b in _judge_pairs(names):
+        rows = conn.execute(sql, (a, b))
+        out += [ConstraintAgreement(a=a, b=b, name=str(n), both=both or 0, agree=agree or 0,
+                                    only_a=oa or 0, only_b=ob or 0)
+                for n, both, agree, oa, ob in rows]
     return out
 
 
@@ -170,6 +297,9 @@ class ListQuery:
     desc: bool = False
     page: int = 1
     extra: dict[str, str] = field(default_factory=dict)
+    # The search as an FTS5 phrase, when the index has the search table (set by
+    # trajectory_page); else the search scans with LIKE.
+    fts: str | None = None
 
     @property
     def needs_scores(self) -> bool:
@@ -194,7 +324,11 @@ class ListQuery:
             clauses.append("t.error IS NULL")
         if self.unscored:
             clauses.append("c.traj IS NOT NULL AND c.value IS NULL")
-        if self.q:
+        if self.q and self.fts:
+            clauses.append("t.id IN (SELECT rowid FROM trajectory_text WHERE "
+                           "trajectory_text MATCH ?)")
+            params.append(self.fts)
+        elif self.q:
             like = "%" + self.q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             clauses.append("(t.intent LIKE ? ESCAPE '\\' OR t.answer LIKE ? ESCAPE '\\' "
                            "OR t.task_id LIKE ? ESCAPE '\\')")
@@ -220,14 +354,25 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
                     ) -> tuple[list[ListRow], int]:
     """One page of the filtered, searched, sorted list, and how many rows match (more than
     COUNT_CAP when a filter on scores matches more than that)."""
+    if query.q and has_summary(conn):
+        query = replace(query, fts=search.phrase(query.q))
     where, params = query.where()
     order = SORTS.get(query.sort, "t.id")
     direction = "DESC" if query.desc else "ASC"
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
+    # The unscored reason is in score_sets: with the summary tables, c is the current score
+    # (value only) and cs its row.
+    reason = ("(SELECT reason FROM score_sets cs WHERE cs.id = c.score)"
+              if has_summary(conn) else "c.reason")
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
-            "t.termination, t.intent, t.answer, c.value, c.reason")
+            f"t.termination, t.intent, t.answer, c.value, {reason}")
     if query.needs_scores:
-        base = f"FROM tv t{_latest('c')}{where}"
+        # A filter on scores keeps only scored rows, so an inner join loses nothing; CROSS
+        # JOIN keeps SQLite from driving the query from every current score of the run
+        # (it walks the trajectories matching the other filters instead).
+        inner = bool(query.success or query.unscored) and has_summary(conn)
+        join = _current_join(conn, "c", "CROSS JOIN" if inner else "LEFT JOIN")
+        base = f"FROM tv t{join}{where}"
         args = [ev or "", *params]
         # Counting a filter on scores reads each trajectory's score row: stop at COUNT_CAP
         # (the page shows "COUNT_CAP+ matching" and pages on while rows come).
@@ -244,7 +389,7 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
         # of that page's rows (a page costs 50 seeks, not one per trajectory).
         total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
         sql = (f"SELECT {cols} FROM (SELECT * FROM tv t{where} ORDER BY {order} {direction}, "
-               f"t.id {direction} LIMIT ? OFFSET ?) t{_latest('c')} "
+               f"t.id {direction} LIMIT ? OFFSET ?) t{_current_join(conn, 'c')} "
                f"ORDER BY {order} {direction}, t.id {direction}")
         args = [*params, PAGE_SIZE, offset, ev or ""]
     rows = [ListRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],

@@ -14,6 +14,7 @@ import orjson
 from webtraj.model.redact import Redactor
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
+from webtraj.store import summary
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS run (
@@ -122,6 +123,7 @@ class RunIndex:
         for col in ("intent", "answer"):  # indexes written before these columns existed
             if col not in cols:
                 self.conn.execute(f"ALTER TABLE trajectories ADD COLUMN {col} TEXT")
+        summary.migrate(self.conn, score_from_row)
 
     def close(self) -> None:
         self.conn.close()
@@ -195,6 +197,20 @@ class RunIndex:
         try:
             n = 0
             chunk: list[tuple] = []
+            scores: list[tuple[int, Score]] = []
+            # Summary tables a write bypassed are rebuilt after this one, not patched.
+            incremental = summary.current(conn)
+
+            def flush() -> None:
+                # Inside this transaction nobody else inserts: the new ids follow the max.
+                first = conn.execute("SELECT IFNULL(MAX(id), 0) FROM score_sets").fetchone()[0]
+                conn.executemany(sql, chunk)
+                if incremental:
+                    summary.record(conn, ((t, first + 1 + i, s)
+                                          for i, (t, s) in enumerate(scores)))
+                chunk.clear()
+                scores.clear()
+
             for traj, score in items:
                 n += 1
                 steps = score.step_values
@@ -210,11 +226,15 @@ class RunIndex:
                 chunk.append((traj, score.evaluator, score.value, self._text(score.reason),
                               int(score.error), int(bool(score.constraints)), steps_json,
                               s_sum, s_count, self._text(body), now))
+                scores.append((traj, score))
                 if len(chunk) >= _CHUNK:
-                    conn.executemany(sql, chunk)
-                    chunk.clear()
+                    flush()
             if chunk:
-                conn.executemany(sql, chunk)
+                flush()
+            if incremental:
+                summary.mark(conn)
+            else:
+                summary.rebuild(conn, score_from_row)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -23,6 +23,7 @@ from webtraj.model.errors import InputError
 from webtraj.model.trajectory import Trajectory
 from webtraj.report import queries as q
 from webtraj.report.plot import step_plot
+from webtraj.store.decisions import decisions_of
 from webtraj.store.run_store import TRAJECTORY_JSON
 from webtraj.view.compare import Column, align, task_table
 from webtraj.view.detail import load_view, png_size
@@ -96,7 +97,8 @@ def create_app(sources: list[Path]) -> Starlette:
             rows, total = q.trajectory_page(conn, ev, query)
             ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=st.evaluators,
                        total_cell=st.total, cells=st.cells, constraints=st.constraints,
-                       plot=step_plot(st.curve), agreement=st.agreement, rows=rows,
+                       plot=step_plot(st.curve), agreement=st.agreement,
+                       constraint_agreement=st.constraint_agreement, rows=rows,
                        total=total, query=query, sites=list(dict.fromkeys(
                            c.group[0] for c in st.cells if c.group[0] != "-")),
                        difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"}),
@@ -114,13 +116,13 @@ def create_app(sources: list[Path]) -> Starlette:
         try:
             ev = run_stats(ref.root, conn).csr_evaluator if conn else None
             scores = q.scores_of(conn, tid) if conn else []
+            curation = decisions_of(conn, tid) if conn else []
+            view = load_view(folder, scores, ev, curation)
+        except InputError as exc:
+            return _page("problem.html", 422, ref=ref, message=str(exc))
         finally:
             if conn:
                 conn.close()
-        try:
-            view = load_view(folder, scores, ev)
-        except InputError as exc:
-            return _page("problem.html", 422, ref=ref, message=str(exc))
         sizes = {s.index: png_size(folder / s.screenshot) for s in view.steps if s.screenshot}
         expected = {c.name: c.value for c in view.traj.task.constraints}
         return _page("trajectory.html", ref=ref, v=view, t=view.traj, sizes=sizes,

@@ -1,13 +1,17 @@
 """Comparing runs: one task's trajectories side by side with steps aligned by index and the
 first step where their actions differ, and a per-task table of CSR with wins/losses/ties
-against the first run."""
+against the first run. Actions are compared by what they act on (the element's role and name
+in that step's tree), so `click [61]` and `click [button 'Accept all cookies']` on the same
+button are the same action."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
+from webtraj.agents.page import parse_tree
+from webtraj.curate.records import by_id
 from webtraj.model.action import action_text
-from webtraj.model.trajectory import Trajectory
+from webtraj.model.trajectory import Step, Trajectory
 
 
 class Column(BaseModel):
@@ -18,27 +22,58 @@ class Column(BaseModel):
     problem: str | None = None
 
 
+class Cell(BaseModel):
+    action: str
+    url: str
+    # The acted element as the step's tree names it ("button 'Search'"), when it has one.
+    element: str | None = None
+
+
 class AlignedStep(BaseModel):
     index: int
-    cells: list[tuple[str, str] | None]  # (action text, url) per run, None past the end
+    cells: list[Cell | None]  # per run, None past the end
     diverges: bool
 
 
+def _cell(step: Step) -> tuple[Cell, tuple]:
+    """The step's cell and the key it is compared by: kind, value and the element as (role,
+    name, its position among the tree's elements with that role and name)."""
+    a = step.action
+    if a is None:
+        return Cell(action="", url=step.observation.url), ("none", step.raw_output)
+    tree = step.observation.axtree
+    resolved = by_id(a, tree)
+    element: tuple | None = None
+    if resolved is not None and resolved.element_id:
+        elements = parse_tree(tree)
+        found = next((e for e in elements if e.id == resolved.element_id), None)
+        if found is not None:
+            twins = [e.id for e in elements if (e.role, e.name) == (found.role, found.name)]
+            element = (found.role, found.name, twins.index(found.id))
+    if element is None and a.target is not None:
+        element = (a.target.role, a.target.name, a.target.nth)
+    shown = f"{element[0]} '{element[1]}'" if element else None
+    key = (a.kind, element or a.element_id, a.value)
+    return Cell(action=action_text(a), url=step.observation.url, element=shown), key
+
+
 def align(trajs: list[Trajectory | None]) -> tuple[list[AlignedStep], int | None]:
-    """Steps by index; the first index where the actions (text form) are not all equal."""
+    """Steps by index; the first index where the actions are not all the same."""
     n = max((len(t.steps) for t in trajs if t is not None), default=0)
     first: int | None = None
     rows = []
     for i in range(n):
-        cells: list[tuple[str, str] | None] = []
+        cells: list[Cell | None] = []
+        keys = set()
         for t in trajs:
             if t is None or i >= len(t.steps):
                 cells.append(None)
+                keys.add(None)
             else:
-                s = t.steps[i]
-                cells.append((action_text(s.action), s.observation.url))
-        acts = {c[0] if c else None for c in cells}
-        if first is None and len(acts) > 1:
+                cell, key = _cell(t.steps[i])
+                cells.append(cell)
+                keys.add(key)
+        if first is None and len(keys) > 1:
             first = i
         rows.append(AlignedStep(index=i, cells=cells, diverges=first == i))
     return rows, first

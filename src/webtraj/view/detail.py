@@ -9,10 +9,10 @@ import struct
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, JsonValue
+from pydantic import BaseModel
 
 from webtraj.model.action import ElementTarget, action_text
-from webtraj.model.errors import InputError
+from webtraj.model.curation import CurationDecision
 from webtraj.model.score import Score, StepCheck
 from webtraj.model.trajectory import Step, Trajectory
 from webtraj.store.run_store import TRAJECTORY_JSON
@@ -61,7 +61,7 @@ class TrajectoryView(BaseModel):
     har_problem: str | None
     final_screenshot: str | None
     final_checks: list[StepCheck]
-    curation: dict[str, JsonValue] | None
+    curation: list[CurationDecision]
 
 
 def png_size(path: Path) -> tuple[int, int] | None:
@@ -144,7 +144,8 @@ def _requests(traj: Trajectory, folder: Path) -> tuple[list[Request], str | None
     return out, problem
 
 
-def load_view(folder: Path, scores: list[Score], csr_evaluator: str | None) -> TrajectoryView:
+def load_view(folder: Path, scores: list[Score], csr_evaluator: str | None,
+              curation: list[CurationDecision] | None = None) -> TrajectoryView:
     traj = Trajectory.load(folder / TRAJECTORY_JSON)
     csr = next((s for s in scores if s.evaluator == csr_evaluator), None)
     checks = csr.step_checks if csr and csr.step_checks else ()
@@ -156,14 +157,10 @@ def load_view(folder: Path, scores: list[Score], csr_evaluator: str | None) -> T
              for s in traj.steps]
     n = len(traj.steps)
     requests, problem = _requests(traj, folder)
-    curation = traj.metadata.get("curation")
     return TrajectoryView(
         traj=traj, steps=steps, scores=scores, csr_evaluator=csr_evaluator,
         requests=requests, har_problem=problem,
         final_screenshot=traj.final_observation.screenshot if traj.final_observation else None,
         final_checks=list(checks[n]) if n < len(checks) else [],
-        curation=curation if isinstance(curation, dict) else None)
+        curation=curation or [])
 
-
-def read_error(exc: InputError) -> str:
-    return str(exc)

@@ -22,6 +22,7 @@ class RunStats(BaseModel):
     constraints: list[q.ConstraintRow]
     curve: list[tuple[int, float, int]]
     agreement: list[q.Agreement]
+    constraint_agreement: list[q.ConstraintAgreement]
 
 
 # While a run is being written its index changes all the time: its tables are recomputed at
@@ -49,9 +50,11 @@ def run_stats(root: Path, conn: sqlite3.Connection) -> RunStats:
         return hit[2]
     names = q.evaluators(conn)
     ev = q.csr_evaluator(names)
-    stats = RunStats(evaluators=names, csr_evaluator=ev, total=q.totals(conn, ev),
-                     cells=q.by_site_difficulty(conn, ev), constraints=q.by_constraint(conn, ev),
-                     curve=q.step_curve(conn, ev), agreement=q.judge_agreement(conn, names))
+    cells = q.by_site_difficulty(conn, ev)
+    stats = RunStats(evaluators=names, csr_evaluator=ev, total=q.total_of(cells),
+                     cells=cells, constraints=q.by_constraint(conn, ev),
+                     curve=q.step_curve(conn, ev), agreement=q.judge_agreement(conn, names),
+                     constraint_agreement=q.constraint_agreement(conn, names))
     _cache[root] = (stamp, time.monotonic(), stats)
     return stats
 

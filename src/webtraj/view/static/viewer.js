@@ -27,6 +27,14 @@
     if (e.key === "j" || e.key === "ArrowDown" || e.key === "ArrowRight") { e.preventDefault(); show(current + 1); }
     if (e.key === "k" || e.key === "ArrowUp" || e.key === "ArrowLeft") { e.preventDefault(); show(current - 1); }
   });
-  var start = steps.findIndex(function (s) { return "#" + s.id === location.hash; });
+  function fromHash() {
+    return steps.findIndex(function (s) { return "#" + s.id === location.hash; });
+  }
+  // Links to a step elsewhere on the page (curation's t') move the timeline too.
+  window.addEventListener("hashchange", function () {
+    var i = fromHash();
+    if (i >= 0 && i !== current) show(i);
+  });
+  var start = fromHash();
   show(start >= 0 ? start : 0);
 })();

@@ -1,0 +1,99 @@
+"""Rebuild the screenshots in docs/viewer: real runs of the sandbox suite (the replay agent,
+the heuristic agent, and the llm agent against the scripted model server), scored by the
+oracle and the rule judge, the replay run curated; then each page in headless Chromium.
+
+    PYTHONPATH=src .venv/bin/python docs/viewer/screenshots.py [--out docs/viewer]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from pathlib import Path
+from urllib.parse import urlencode
+
+from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, ensure_curves
+from webtraj.execute.run import RunConfig, execute_run
+from webtraj.model.action import ACTION_PHRASE
+from webtraj.testing import ScriptedLLMServer
+from webtraj.testing.llm_rules import ScriptedReply
+from webtraj.view.server import Viewer
+
+TASKS = ("booking.hotels.06", "booking.rentals.07", "booking.hotels.01", "booking.cars.01")
+TODAY = "2026-01-15"
+
+
+def _reply(request) -> ScriptedReply:
+    text = request.last_user
+    line = next((ln for ln in text.splitlines() if "Accept all cookies" in ln), None)
+    if "PREVIOUS ACTIONS:\nNone" in text and line is not None:
+        element = line.strip().split("]")[0].lstrip("[")
+        return ScriptedReply(content="A cookie banner covers the page; I accept it first. "
+                             f"{ACTION_PHRASE} ```click [{element}]```",
+                             prompt_tokens=3120, completion_tokens=41)
+    return ScriptedReply(content=f"I cannot do more here. {ACTION_PHRASE} ```stop []```",
+                         prompt_tokens=3380, completion_tokens=12)
+
+
+def build(root: Path) -> None:
+    for agent in ("replay", "heuristic"):
+        with execute_run(RunConfig(suite="booking", agent=agent, today=TODAY, task_ids=TASKS,
+                                   workers=1, max_steps=12), root / agent):
+            pass
+    with ScriptedLLMServer(default=_reply) as server:
+        with execute_run(RunConfig(suite="booking", agent="llm", today=TODAY,
+                                   task_ids=TASKS[:2], workers=1, max_steps=4,
+                                   llm=f"base_url={server.base_url},model=scripted"),
+                         root / "llm"):
+            pass
+    for agent in ("replay", "heuristic"):
+        ensure_curves(root / agent, CurateSettings(judge="oracle", second_judge="rule"))
+    curate_run(CurateRun(run=root / "replay", out=root.parent / "curated",
+                         settings=CurateSettings(judge="oracle"), val_fraction=0.0))
+
+
+async def shoot(url: str, out: Path, root: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    from webtraj.browser.chromium import launch_chromium
+
+    traj = sorted(p.name for p in (root / "replay" / "trajectories").iterdir())[0]
+    llm = sorted(p.name for p in (root / "llm" / "trajectories").iterdir())[0]
+    pages = {
+        "runs": ("", None),
+        "run": ("run?" + urlencode({"r": "replay"}), None),
+        "trajectory": ("trajectory?" + urlencode({"r": "replay", "t": traj}) + "#step-2",
+                       None),
+        "curation": ("trajectory?" + urlencode({"r": "replay", "t": traj}), "#curation"),
+        "usage": ("trajectory?" + urlencode({"r": "llm", "t": llm}), ".step.current"),
+        "compare": ("compare?" + urlencode({"r": ["replay", "heuristic"],
+                                            "task": "booking.hotels.06"}, doseq=True), None),
+    }
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw)
+        page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+        for name, (path, element) in pages.items():
+            await page.goto(url + path)
+            await page.wait_for_load_state("networkidle")
+            if element:
+                await page.locator(element).screenshot(path=str(out / f"{name}.png"))
+            else:
+                await page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+        await browser.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "runs"
+        build(root)
+        with Viewer([root]) as v:
+            asyncio.run(shoot(v.url, args.out, root))
+    print(f"wrote screenshots to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

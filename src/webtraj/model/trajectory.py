@@ -84,9 +84,9 @@ class Termination(StrEnum):
 
 
 class Trajectory(Document):
-    # Version 2 added `site_urls`.
-    schema_version: int = 2
-    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2})
+    # Version 2 added `site_urls`; version 3 the steps' `timings` and `usage`.
+    schema_version: int = 3
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3})
     trajectory_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._\-]+$")
     task: Task
     agent: str

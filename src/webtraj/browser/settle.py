@@ -78,9 +78,13 @@ class NetworkMonitor:
 ACTIVITY_SCRIPT = """(() => {
   if (window.__webtrajActivity) return;
   const s = window.__webtrajActivity = {pending: 0, navigating: false,
-                                        last: performance.now()};
+                                        last: performance.now(), wake: null};
   const setT = window.setTimeout, clearT = window.clearTimeout;
-  const touch = () => { s.last = performance.now(); };
+  // A settle waiting on the page is woken by the next activity instead of polling it.
+  const touch = () => {
+    s.last = performance.now();
+    if (s.wake) { const wake = s.wake; s.wake = null; setT.call(window, wake, 0); }
+  };
   const begin = () => { s.pending++; touch(); };
   // After the page's own callbacks of the settled promise (microtasks): a macrotask later.
   const end = () => { setT.call(window, () => { s.pending--; touch(); }, 0); };
@@ -134,17 +138,18 @@ ACTIVITY_SCRIPT = """(() => {
 _QUIET = """([quiet, limit]) => new Promise(done => {
   const s = window.__webtrajActivity;
   if (!s) { done("no-script"); return; }
-  const t0 = performance.now();
   const later = setTimeout.__webtrajOriginal || setTimeout;
+  let finished = false;
+  const finish = (state) => { if (!finished) { finished = true; s.wake = null; done(state); } };
+  later(() => finish(s.navigating ? "navigating" : "busy"), limit);
   const check = () => {
-    const now = performance.now();
-    if (now - t0 >= limit) { done(s.navigating ? "navigating" : "busy"); return; }
-    if (s.pending > 0 || s.navigating) { later(check, 5); return; }
-    const idle = now - s.last;
+    if (finished) return;
+    if (s.pending > 0 || s.navigating) { s.wake = check; return; }
+    const idle = performance.now() - s.last;
     if (idle < quiet) { later(check, Math.max(1, quiet - idle)); return; }
     const mark = s.last;
     requestAnimationFrame(() => requestAnimationFrame(() => {
-      if (s.last === mark && s.pending === 0 && !s.navigating) done("quiet");
+      if (s.last === mark && s.pending === 0 && !s.navigating) finish("quiet");
       else check();
     }));
   };

@@ -85,3 +85,35 @@ def test_acting_prompts_are_the_training_prompts_byte_for_byte(replay_dir, base_
         assert full[:len(served)] == served
         rest = tok.decode(full[len(served):])
         assert rest.startswith(ex.completion[0]["content"] + tok.eos_token)
+
+
+def test_prompts_name_sandbox_sites_by_their_stable_origin():
+    import datetime as dt
+
+    from webtraj.agents.prompt_urls import PromptUrls
+    from webtraj.agents.prompting import user_prompt
+    from webtraj.model.action import parse_action
+    from webtraj.model.trajectory import Observation
+    from webtraj.sites.tasks import booking_suite
+
+    today = dt.date.fromisoformat(SANDBOX_TODAY)
+    task = next(t for t in booking_suite(today, port_base=31000) if t.task_id == TASKS[1])
+    same = next(t for t in booking_suite(today, port_base=42000) if t.task_id == TASKS[1])
+    served = task.start_url.rstrip("/")
+    obs = Observation(url=f"{served}/cars?age=30", axtree="[1] [link] [Home] [url=/]",
+                      last_action_error=f"timeout at {served}/pay")
+    shown = user_prompt(task, obs, [], tree=obs.axtree, window=8)
+    assert served not in shown and "URL: http://127.0.0.1:8764/cars?age=30" in shown
+    assert "timeout at http://127.0.0.1:8764/pay" in shown
+    other = obs.model_copy(update={"url": f"{same.start_url}cars?age=30",
+                                   "last_action_error": f"timeout at {same.start_url}pay"})
+    assert user_prompt(same, other, [], tree=obs.axtree, window=8) == shown
+    # A goto the model writes to the stable origin goes where the site is served.
+    urls = PromptUrls(task)
+    goto = parse_action("goto [http://127.0.0.1:8764/cars?age=30]")
+    assert urls.served_action(goto).value == f"{served}/cars?age=30"
+    assert urls.served_action(parse_action("click [4]")) == parse_action("click [4]")
+    # Another port that starts with the same digits, and tasks of other sources, are left be.
+    assert urls.show(f"{served}1/x") == f"{served}1/x"
+    plain = task.model_copy(update={"metadata": {}})
+    assert served in user_prompt(plain, obs, [], tree=obs.axtree, window=8)

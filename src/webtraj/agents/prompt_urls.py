@@ -23,7 +23,7 @@ class PromptUrls:
     def _swap(text: str, old: str | None, new: str | None) -> str:
         if not old or not new or old == new:
             return text
-        return re.sub(re.escape(old) + r"(?![0-9A-Za-z.\-])", new, text)
+        return re.sub(re.escape(old) + r"(?![0-9])", new, text)
 
     def show(self, text: str) -> str:
         """`text` with the served origin written as the stable one."""

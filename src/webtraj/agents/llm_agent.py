@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER, SYSTEM_PROMPT, user_prompt
 from webtraj.agents.protocol import AgentDecision
 from webtraj.llm import LLMClient, LLMError, assistant, system, trim_tree, user
@@ -46,4 +47,5 @@ class LLMAgent:
             parsed = parse_answer(text)
         except ActionParseError as exc:
             return AgentDecision(raw_output=text, error=str(exc))
-        return AgentDecision(action=parsed.action, reasoning=parsed.reasoning, raw_output=text)
+        return AgentDecision(action=PromptUrls(task).served_action(parsed.action),
+                             reasoning=parsed.reasoning, raw_output=text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.model.action import ACTION_PHRASE, action_text
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
@@ -71,9 +72,11 @@ def user_prompt(task: Task, observation: Observation, history: Sequence[Step], *
     tabs = "\n".join(f"[{t.index}]{' (active)' if t.active else ''} {t.title or t.url}"
                      for t in observation.tabs) or "[0] (active)"
     prev = history_lines(history, window) or ["None"]
-    parts = [f"TASK: {task.intent}", f"URL: {observation.url}", f"TABS: {tabs}",
-             f"PAGE:\n{tree}"]
+    # Every part but the page names a sandbox site by its stable origin (see prompt_urls).
+    show = PromptUrls(task).show
+    head = show("\n".join([f"TASK: {task.intent}", f"URL: {observation.url}", f"TABS: {tabs}"]))
+    tail = []
     if observation.last_action_error:
-        parts.append(f"LAST ACTION FAILED: {observation.last_action_error}")
-    parts.append("PREVIOUS ACTIONS:\n" + "\n".join(prev))
-    return "\n".join(parts)
+        tail.append(f"LAST ACTION FAILED: {observation.last_action_error}")
+    tail.append("PREVIOUS ACTIONS:\n" + "\n".join(prev))
+    return "\n".join([head, f"PAGE:\n{tree}", show("\n".join(tail))])

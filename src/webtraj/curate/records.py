@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webtraj.agents.page import parse_tree
+from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.agents.prompting import SYSTEM_PROMPT, user_prompt
 from webtraj.curate.instance import Instance, KeptStep
 from webtraj.llm.tokens import trim_tree
@@ -79,6 +80,7 @@ def render(traj: Trajectory, inst: Instance, *, history_window: int = HISTORY_WI
         out.append({"messages": [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": prompt},
-            {"role": "assistant", "content": assistant_text(step.reasoning, step, obs.axtree)},
+            {"role": "assistant", "content": PromptUrls(task).show(
+                assistant_text(step.reasoning, step, obs.axtree))},
         ]})
     return out

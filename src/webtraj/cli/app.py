@@ -10,6 +10,7 @@ from webtraj import __version__
 from webtraj.cli import curate as curate_cli
 from webtraj.cli import eval as eval_cli
 from webtraj.cli import importers, judges, llm, mind2web, runs, sites
+from webtraj.cli import record as record_cmd
 from webtraj.cli import run as run_cmd
 from webtraj.cli import tasks as tasks_cli
 from webtraj.cli import train as train_cli
@@ -34,6 +35,7 @@ app.add_typer(importers.app, name="import")
 app.add_typer(tasks_cli.app, name="tasks")
 app.add_typer(curate_cli.app, name="curate")
 app.command("run")(run_cmd.run)
+app.command("record")(record_cmd.record)
 app.command("view")(view_cmd.view)
 app.command("report")(view_cmd.report)
 app.command("train")(train_cli.train)

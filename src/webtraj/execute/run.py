@@ -8,7 +8,6 @@ Scoring runs beside the rollout (`ScoringStage`), never in the way of dispatch."
 
 from __future__ import annotations
 
-import datetime as dt
 import shutil
 import tempfile
 import time
@@ -28,7 +27,7 @@ from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
-from webtraj.model.run import ModelInfo, RunConfig, SandboxInfo
+from webtraj.model.run import ModelInfo, RunConfig
 from webtraj.store import RunStore
 
 __all__ = ["EpisodeEvent", "RunConfig", "RunPlan", "execute_run"]
@@ -115,20 +114,10 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             if suite.urls != store.info.site_urls:
                 session_urls = suite.urls
         elif config.suite:
-            from webtraj.execute.sandbox import Sandbox
+            from webtraj.execute.sandbox import open_suite_sandbox
 
-            recorded = store.info.sandbox
-            if recorded is None:
-                recorded = SandboxInfo(suite=config.suite, seed=config.seed, today=(
-                    dt.date.fromisoformat(config.today) if config.today else dt.date.today()))
-            sandbox = stack.enter_context(Sandbox(recorded.today, seed=recorded.seed,
-                                                  host=config.sandbox_host,
-                                                  previous_urls=store.info.site_urls))
+            sandbox, session_urls = open_suite_sandbox(stack, store, config)
             tasks = sandbox.tasks(config.suite)
-            if store.info.sandbox is None or not store.info.site_urls:
-                store.update_info(sandbox=recorded, site_urls=dict(sandbox.urls))
-            if sandbox.urls != store.info.site_urls:
-                session_urls = dict(sandbox.urls)  # the recorded ports were taken
         else:
             from webtraj.formats.tasks import load_tasks
 
@@ -138,6 +127,7 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 raise InputError("no usable task in the file" + (
                     f" ({len(errors)} bad records)" if errors else " (it is empty)"),
                     file=config.tasks_file)
+            tasks, session_urls = _serve_named_sites(stack, store, config, tasks)
         tasks, problems = _select(tasks, config)
         task_errors += problems
         # Episodes lost to an error (crash, timeout, model endpoint down) are run again.
@@ -205,6 +195,28 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     store.update_info(timings=timings, usage=merge_run_usage(store.info.usage, total)
                       if total.models else store.info.usage)
     return store
+
+
+def _serve_named_sites(stack: ExitStack, store: RunStore, config: RunConfig,
+                       tasks: list[Task]) -> tuple[list[Task], dict[str, str] | None]:
+    """A task file whose tasks name sandbox sites gets them served (as --suite does), at
+    the date and seed the tasks were made for; their URLs move to the served ports."""
+    from webtraj.execute.sandbox import (
+        file_sandbox_date,
+        open_suite_sandbox,
+        rebase_task,
+        sandbox_tasks,
+    )
+
+    named = sandbox_tasks(tasks)
+    if not named:
+        return tasks, None
+    today, seed = file_sandbox_date(named, config)
+    config = config.model_copy(update={"today": today, "seed": seed})
+    sandbox, session_urls = open_suite_sandbox(stack, store, config)
+    urls = session_urls or store.info.site_urls
+    wanted = {id(t) for t in named}
+    return [rebase_task(t, urls) if id(t) in wanted else t for t in tasks], session_urls
 
 
 def _executor(config: RunConfig, worker: WorkerConfig):

@@ -1,6 +1,7 @@
 """Turning a person's input events into webtraj actions, each on the observation before it.
 
-One `type` per field with its final value (keystrokes, deletions and pastes in the field fold
+One `type` per field with its final value (and one `select` per run of changes to a
+<select>) (keystrokes, deletions and pastes in the field fold
 into it; an Enter right after typing becomes its `press_enter`); clicks, select changes and
 key presses one action each; a burst of wheel events in one direction one `scroll`. Events
 arrive with the observation they are attributed to (the last one taken before them), and a
@@ -21,6 +22,9 @@ EDIT_KEYS = frozenset({"Backspace", "Delete", "ArrowLeft", "ArrowRight", "Home",
                        "Control+a", "Control+c", "Control+v", "Control+x", "Control+z",
                        "Meta+a", "Meta+c", "Meta+v", "Meta+x", "Meta+z", "Shift+ArrowLeft",
                        "Shift+ArrowRight", "Shift+Home", "Shift+End", "Space"})
+# Roles of fields a click only focuses before typing (the `type` covers the click).
+FIELD_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+FIELD_TAGS = frozenset({"input", "textarea"})
 # Wheel events closer than this (seconds) in one direction are one scroll.
 SCROLL_BURST_S = 1.0
 
@@ -48,10 +52,14 @@ class Recorded:
 
 @dataclass
 class _Typing:
+    """A field being typed in (or a select being moved through with the keyboard): one
+    action with the final value when the person moves on."""
+
     seen: Seen
     info: ElementInfo
     value: str
     started_at: float
+    kind: ActionKind = ActionKind.TYPE
 
 
 def _same(a: ElementInfo, b: ElementInfo) -> bool:
@@ -65,18 +73,31 @@ class ActionBuilder:
         self.emit = emit
         self._typing: _Typing | None = None
         self._last_scroll: tuple[str, float] | None = None
+        # A click into a text field, held until we know whether typing follows.
+        self._focus: tuple[PageEvent, Seen] | None = None
 
     def event(self, ev: PageEvent, seen: Seen) -> None:
-        if ev.type == "input" and ev.target is not None:
+        if ev.type == "key" and ev.in_text and (ev.printable or ev.key in EDIT_KEYS):
+            return  # part of typing: the field's final value says it
+        focus, self._focus = self._focus, None
+        if focus is not None and not (ev.type == "input" and ev.target is not None
+                                      and focus[0].target is not None
+                                      and _same(focus[0].target, ev.target)):
+            self.flush()
+            self._element(ActionKind.CLICK, focus[0], focus[0].target, focus[1])
+        if (ev.type == "click" and ev.target is not None and ev.target.role in FIELD_ROLES
+                and ev.target.tag in FIELD_TAGS):
+            if self._typing is None or not _same(self._typing.info, ev.target):
+                self.flush()
+                self._focus = (ev, seen)
+            return
+        if ev.type in ("input", "select") and ev.target is not None:
             self._input(ev, ev.target, seen)
         elif ev.type == "click" and ev.target is not None:
             if self._typing is not None and _same(self._typing.info, ev.target):
                 return  # moving the caret in the field being typed in
             self.flush()
             self._element(ActionKind.CLICK, ev, ev.target, seen)
-        elif ev.type == "select" and ev.target is not None:
-            self.flush()
-            self._element(ActionKind.SELECT, ev, ev.target, seen, value=ev.value or "")
         elif ev.type == "key" and ev.key:
             self._key(ev, seen)
         elif ev.type == "scroll" and ev.value in ("up", "down"):
@@ -90,25 +111,30 @@ class ActionBuilder:
 
     def flush(self, press_enter: bool = False) -> None:
         """End the pending `type` (another element is used, or the recording ends)."""
+        focus, self._focus = self._focus, None
+        if focus is not None and focus[0].target is not None:
+            self._element(ActionKind.CLICK, focus[0], focus[0].target, focus[1])
         typing, self._typing = self._typing, None
         if typing is None:
             return
-        self._element(ActionKind.TYPE, None, typing.info, typing.seen, value=typing.value,
+        self._element(typing.kind, None, typing.info, typing.seen, value=typing.value,
                       at=typing.started_at, press_enter=press_enter)
 
     def _input(self, ev: PageEvent, info: ElementInfo, seen: Seen) -> None:
-        if self._typing is not None and _same(self._typing.info, info):
-            self._typing.value = ev.value or ""
+        kind = ActionKind.SELECT if ev.type == "select" else ActionKind.TYPE
+        typing = self._typing
+        if typing is not None and typing.kind is kind and _same(typing.info, info):
+            typing.value = ev.value or ""
             return
         self.flush()
         self._last_scroll = None
-        self._typing = _Typing(seen=seen, info=info, value=ev.value or "", started_at=ev.time)
+        self._typing = _Typing(seen=seen, info=info, value=ev.value or "", started_at=ev.time,
+                               kind=kind)
 
     def _key(self, ev: PageEvent, seen: Seen) -> None:
         key = ev.key or ""
-        if ev.in_text and (ev.printable or key in EDIT_KEYS):
-            return  # part of typing: the field's final value says it
-        if key == "Enter" and self._typing is not None:
+        if key == "Enter" and self._typing is not None \
+                and self._typing.kind is ActionKind.TYPE:
             self.flush(press_enter=True)
             return
         self.flush()

@@ -7,7 +7,8 @@ the recorded context keeps exactly the tabs the person opened. The panel shows t
 the recorder's state, and takes the answer: "Finish" (or Control+Shift+Enter in the site's
 tab, which takes the answer typed in the panel) ends the task, "Give up" ends it unfinished.
 `data-state` on the body is `observing` while the recorder reads the page and `ready` when
-the last observation is current: a person may act any time, a test driver waits for `ready`."""
+the last observation is current, and `data-observations` counts them: a person may act
+any time, a test driver waits for the next observation."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ document.getElementById('giveup').onclick = () => send('give_up');
 window.__webtrajShow = (s) => {
   document.body.dataset.state = s.state;
   document.body.dataset.steps = String(s.steps);
+  if (s.observations !== undefined) document.body.dataset.observations = String(s.observations);
   document.getElementById('status').textContent = s.status;
   if (s.intent !== undefined) {
     document.getElementById('intent').textContent = s.intent;
@@ -74,8 +76,12 @@ class Panel:
         await self._call({"intent": intent, "progress": progress, "state": "observing",
                           "steps": 0, "status": "opening the start page..."})
 
-    async def status(self, state: str, steps: int, status: str) -> None:
-        await self._call({"state": state, "steps": steps, "status": status})
+    async def status(self, state: str, steps: int, status: str,
+                     observations: int | None = None) -> None:
+        payload: dict[str, Any] = {"state": state, "steps": steps, "status": status}
+        if observations is not None:
+            payload["observations"] = observations
+        await self._call(payload)
 
     async def answer(self) -> str:
         """The answer typed in the panel so far (for the hotkey)."""

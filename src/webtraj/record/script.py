@@ -1,13 +1,14 @@
 """The capture script injected into every document of a recorded tab.
 
-It listens (capture phase, so a page's own handlers cannot hide an event) for trusted input
-only - clicks, text input, select changes, key presses, wheel scrolls - and reports each one
-with the role and accessible name of the element it hit (climbing from a `<span>` to its
-button, from a `<label>` to its control) through the `__webtrajRecord` binding. It never
-changes the page (no attribute, no style), so what is observed is what the site draws.
-Names are computed the way the accessibility tree computes them for ordinary markup
-(aria-labelledby, aria-label, `<label>`, content, title, placeholder); the recorder matches
-them to the observation's element ids and keeps them as a fallback target."""
+It listens (capture phase, so a page's own handlers cannot hide an event) for trusted
+input only - clicks (on the element under the button when it went down), text input, select
+changes, key presses, wheel scrolls - and reports each one with the role and accessible name
+of the element it hit (climbing from a `<span>` to its button, from a `<label>` to its
+control) through the `__webtrajRecord` binding. It never changes the page (no attribute, no
+style), so what is observed is what the site draws. Names are computed the way the
+accessibility tree computes them for ordinary markup (aria-labelledby, aria-label, `<label>`,
+content, title, placeholder); the recorder matches them to the observation's element ids and
+keeps them as a fallback target."""
 
 BINDING = "__webtrajRecord"
 
@@ -121,6 +122,13 @@ CAPTURE_SCRIPT = r"""(() => {
   }
   const isText = (el) => el && ((el.tagName === 'INPUT' && (TEXT_TYPES.has(el.type) ||
     el.type === 'number')) || el.tagName === 'TEXTAREA' || el.isContentEditable);
+  // The element is described when the button goes down: a list that closes on mousedown
+  // (a combobox's options) leaves the click itself to a common ancestor.
+  let down = null;
+  window.addEventListener('pointerdown', (e) => {
+    if (!e.isTrusted || e.button !== 0 || !(e.target instanceof Element)) return;
+    down = {target: e.target, info: describe(e.target), at: performance.now()};
+  }, true);
   let skipClick = null;
   window.addEventListener('click', (e) => {
     if (!e.isTrusted || !(e.target instanceof Element)) return;
@@ -130,8 +138,12 @@ CAPTURE_SCRIPT = r"""(() => {
     if (skipClick && e.target === skipClick) { skipClick = null; return; }
     const label = e.target.closest('label');
     skipClick = label && label.control ? label.control : null;
-    if (e.target.closest('select')) return;  // opening a select: its change is the action
-    send({type: 'click', target: describe(e.target), x: e.clientX, y: e.clientY});
+    const press = down && performance.now() - down.at < 5000 ? down : null;
+    down = null;
+    const hit = press ? press.target : e.target;
+    if (hit.closest('select')) return;  // opening a select: its change is the action
+    send({type: 'click', target: press ? press.info : describe(e.target),
+          x: e.clientX, y: e.clientY});
   }, true);
   window.addEventListener('input', (e) => {
     const el = e.target;

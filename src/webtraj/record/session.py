@@ -134,7 +134,8 @@ class Recorder:
             return
         self.dirty = False
         await self.panel.status("ready", len(self.steps),
-                                f"{len(self.steps)} step(s) recorded; ready")
+                                f"{len(self.steps)} step(s) recorded; ready",
+                                observations=len(self.seen))
 
     def _seen_for(self, at: float) -> Seen:
         """The last observation whose capture ended before `at`."""
@@ -286,7 +287,8 @@ class Recorder:
                     item = self.queue.get_nowait()
                     if item[0] in ("event", "panel", "gone"):
                         await self._dispatch(item)
-                await self.panel.status("ready", 0, "ready: do the task, then Finish")
+                await self.panel.status("ready", 0, "ready: do the task, then Finish",
+                                        observations=len(self.seen))
                 await self._loop()
         except _End as done:
             end = done

@@ -263,3 +263,31 @@ def constraints_cmd(
                   f"{' (left out)' if drop_failed else ' (kept without)'}, "
                   f"{len(errors)} bad records skipped", highlight=False)
     _write_report(report, rep)
+
+
+@app.command("from-demos")
+def from_demos(
+    run: Path = typer.Argument(..., help="Run directory of recorded demonstrations."),
+    out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
+    agent: str = typer.Option("human", "--agent", help="Whose trajectories become tasks."),
+) -> None:
+    """Turn recorded demonstrations into tasks whose reference actions are what the person
+    did, so `--agent replay` repeats them; sandbox tasks keep their site, date and seed.
+
+    Example: webtraj tasks from-demos runs/demos --out demo-tasks.jsonl
+    """
+    from webtraj.record.demos import demo_tasks
+    from webtraj.store import RunStore
+
+    with RunStore.open(run) as store:
+        errors: list = []
+        trajs = list(store.iter_trajectories(errors=errors, agent=agent))
+        tasks, skipped = demo_tasks(trajs, store.info)
+    for bad in errors:
+        err_console.print(f"[yellow]skipped:[/] {esc(bad.trajectory_id)}: {esc(bad.error)}",
+                          highlight=False)
+    _report_bad(skipped)
+    if not tasks:
+        raise fail(f"{run}: no finished recording of agent {agent!r} to turn into a task")
+    n = _write_tasks(out, tasks)
+    console.print(f"wrote {n} task(s) to {esc(out)}", highlight=False)

@@ -84,13 +84,13 @@ class Person:
             "Number(document.body.dataset.observations || 0) > n", arg=after,
             timeout=timeout * 1000, polling=50)
 
-    async def start(self, intent_part: str) -> Page:
+    async def start(self, intent_part: str, exclude: set[Page] = frozenset()) -> Page:
         """Wait for the panel to show the task and the recorder to be ready."""
         panel = await self.panel()
         await panel.wait_for_function(
             "t => document.getElementById('intent').textContent.includes(t) && "
             "document.body.dataset.state === 'ready'", arg=intent_part, timeout=60_000)
-        return await self.site()
+        return await self.site(exclude)
 
     async def act(self, page: Page, work) -> None:
         before = await self.observations()

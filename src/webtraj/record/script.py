@@ -105,9 +105,12 @@ CAPTURE_SCRIPT = r"""(() => {
     }
     return el;
   }
+  const shownNow = (e) => e.checkVisibility ? e.checkVisibility({visibilityProperty: true})
+    : e.getClientRects().length > 0;
+  // The element's rank among the visible elements of the same role and name.
   function nth(el, r, n) {
     const same = [...document.querySelectorAll(el.tagName + ',[role]')].filter((e) =>
-      role(e) === r && !hidden(e) && name(e, r) === n);
+      role(e) === r && shownNow(e) && name(e, r) === n);
     return Math.max(0, same.indexOf(el));
   }
   function describe(raw) {

@@ -39,7 +39,7 @@ from webtraj.record.script import BINDING, CAPTURE_SCRIPT
 
 HUMAN = "human"
 # A navigation this soon after the person used the page is taken as its consequence.
-INPUT_CAUSES_S = 2.0
+INPUT_CAUSES_S = 0.5
 
 
 class RecordSettings(FrozenModel):
@@ -76,11 +76,14 @@ class Recorder:
         self.steps: list[Step] = []
         self.seen: list[Seen] = []
         self.observations: dict[int, Observation] = {}
+        # The tab each observation was taken of.
+        self.seen_tab: dict[int, Page] = {}
         self.dirty = False
         self.last_input = 0.0
         self.history: dict[Page, HistoryState] = {}
         self.sessions: dict[Page, CDPSession] = {}
-        self.tracking = False
+        # The tabs in the order the person sees them (webtraj's tab indexes).
+        self.order: list[Page] = []
         self.notes: list[str] = []
 
     # --- wiring ------------------------------------------------------------------------
@@ -93,6 +96,7 @@ class Recorder:
         context.on("close", lambda _ctx: self.queue.put_nowait(("gone",)))
 
     async def _track(self, page: Page) -> None:
+        self.order.append(page)
         page.on("framenavigated", lambda frame: frame == page.main_frame and
                 self.queue.put_nowait(("nav", page, time.time())))
         page.on("close", lambda p: self.queue.put_nowait(("closed", p)))
@@ -117,6 +121,8 @@ class Recorder:
         self.observations[number] = bobs.to_observation(screenshot=shot)
         seen = Seen(number=number, axtree=bobs.axtree, taken_at=time.time())
         self.seen.append(seen)
+        if self.env.tabs is not None and self.env.tabs.active is not None:
+            self.seen_tab[number] = self.env.tabs.active
         return seen
 
     async def _observe(self) -> None:
@@ -137,8 +143,14 @@ class Recorder:
                                 f"{len(self.steps)} step(s) recorded; ready",
                                 observations=len(self.seen))
 
-    def _seen_for(self, at: float) -> Seen:
-        """The last observation whose capture ended before `at`."""
+    def _seen_for(self, at: float, page: Page | None = None) -> Seen:
+        """The last observation whose capture ended before `at` (of `page`, when it was
+        observed: input in a tab the person switched to without the browser saying so is
+        attributed to what that tab last showed)."""
+        if page is not None:
+            for seen in reversed(self.seen):
+                if seen.taken_at <= at and self.seen_tab.get(seen.number) is page:
+                    return seen
         for seen in reversed(self.seen):
             if seen.taken_at <= at:
                 return seen
@@ -155,13 +167,12 @@ class Recorder:
 
     # --- events ------------------------------------------------------------------------
     def _tab_index(self, page: Page) -> int | None:
-        pages = self.env.tabs.pages if self.env.tabs else []
-        return pages.index(page) if page in pages else None
+        return self.order.index(page) if page in self.order else None
 
     def _switch_to(self, page: Page, at: float) -> None:
         tabs = self.env.tabs
         index = self._tab_index(page)
-        if tabs is None or index is None or tabs.active is page:
+        if tabs is None or index is None or tabs.active is page or page.is_closed():
             return
         self.builder.other(Action(kind=ActionKind.TAB_FOCUS, tab_index=index),
                            self._seen_for(at), at)
@@ -179,7 +190,7 @@ class Recorder:
             raise _End(Termination.STOP, answer=await self.panel.answer())
         self._switch_to(page, ev.time)
         if ev.type != "focus":
-            self.builder.event(ev, self._seen_for(ev.time))
+            self.builder.event(ev, self._seen_for(ev.time, page))
             self.last_input = time.time()
         self.dirty = True
 
@@ -220,21 +231,28 @@ class Recorder:
                                time.time())
 
     def _on_closed(self, page: Page) -> None:
+        """The person closed a tab: focus it first when it was not the active one (webtraj's
+        `close_tab` closes the active tab)."""
         self.sessions.pop(page, None)
         self.history.pop(page, None)
-        tabs = self.env.tabs
-        if tabs is None:
+        if page not in self.order:
             return
         at = time.time()
-        if page in tabs.pages and tabs.active is not page:
-            self._switch_to(page, at)
-        if page in tabs.pages:
+        seen = self._seen_for(at)
+        tabs = self.env.tabs
+        if tabs is not None and page is not tabs.active:
+            self.builder.other(Action(kind=ActionKind.TAB_FOCUS,
+                                      tab_index=self.order.index(page)), seen, at)
+        self.order.remove(page)
+        if tabs is not None and page in tabs.pages:
             tabs._closed(page)  # noqa: SLF001 - the same bookkeeping as a close by webtraj
         self.dirty = True
-        self.builder.other(Action(kind=ActionKind.CLOSE_TAB), self._seen_for(at), at)
-        if not tabs.pages:
+        self.builder.other(Action(kind=ActionKind.CLOSE_TAB), seen, at)
+        if not self.order:
             raise _End(Termination.ERROR, error="every tab was closed before the task was "
                        "finished")
+        if tabs is not None and (tabs.active is None or tabs.active not in self.order):
+            tabs.active = self.order[-1]
 
     async def _dispatch(self, item: tuple[Any, ...]) -> None:
         kind = item[0]

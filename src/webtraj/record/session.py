@@ -40,6 +40,9 @@ from webtraj.record.script import BINDING, CAPTURE_SCRIPT
 HUMAN = "human"
 # A navigation this soon after the person used the page is taken as its consequence.
 INPUT_CAUSES_S = 0.5
+# How long the last tab's closing waits to see whether the whole browser is going.
+BROWSER_GOING_S = 0.5
+BROWSER_CLOSED = "the browser was closed before the task was finished"
 
 
 class RecordSettings(FrozenModel):
@@ -134,8 +137,7 @@ class Recorder:
             self._add(await self.env.observe_settled())
         except PlaywrightError as exc:
             if not self.browser.is_connected():
-                raise _End(Termination.ERROR, error="the browser was closed before the task "
-                           "was finished") from None
+                raise _End(Termination.ERROR, error=BROWSER_CLOSED) from None
             self.notes.append(f"an observation failed: {str(exc).splitlines()[0]}")
             return
         self.dirty = False
@@ -230,13 +232,18 @@ class Recorder:
             self.builder.other(Action(kind=ActionKind.NEW_TAB), self._seen_for(time.time()),
                                time.time())
 
-    def _on_closed(self, page: Page) -> None:
+    async def _on_closed(self, page: Page) -> None:
         """The person closed a tab: focus it first when it was not the active one (webtraj's
-        `close_tab` closes the active tab)."""
+        `close_tab` closes the active tab). The last tab closing may be the whole browser
+        going: that is told apart by waiting a moment for the disconnection."""
         self.sessions.pop(page, None)
         self.history.pop(page, None)
         if page not in self.order:
             return
+        if self.order == [page]:
+            await asyncio.sleep(BROWSER_GOING_S)
+            if not self.browser.is_connected():
+                raise _End(Termination.ERROR, error=BROWSER_CLOSED)
         at = time.time()
         seen = self._seen_for(at)
         tabs = self.env.tabs
@@ -263,10 +270,9 @@ class Recorder:
         elif kind == "opened":
             await self._on_opened(item[1])
         elif kind == "closed":
-            self._on_closed(item[1])
+            await self._on_closed(item[1])
         elif kind == "gone":
-            raise _End(Termination.ERROR, error="the browser was closed before the task was "
-                       "finished")
+            raise _End(Termination.ERROR, error=BROWSER_CLOSED)
         elif kind == "panel":
             message = item[1]
             if message.get("kind") == "give_up":
@@ -315,8 +321,8 @@ class Recorder:
                        error=f"the recording timed out after {self.settings.timeout_s}s")
         except PlaywrightError as exc:
             gone = not self.browser.is_connected()
-            end = _End(Termination.ERROR, error="the browser was closed before the task was "
-                       "finished" if gone else f"browser error: {str(exc).splitlines()[0]}")
+            end = _End(Termination.ERROR, error=BROWSER_CLOSED if gone else
+                       f"browser error: {str(exc).splitlines()[0]}")
         except asyncio.CancelledError:
             end = _End(Termination.ERROR, error="the recording was interrupted")
             await self._finish(end, started)

@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from webtraj.browser.config import EnvConfig
-from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage
+from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
 from webtraj.execute.episode import StepJournal, drop_journals, episode_artifacts
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
@@ -106,6 +106,8 @@ def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWind
             stage = stack.enter_context(ScoringStage(
                 out, envs, config.evaluators or None,
                 on_scored=lambda t, s: scored.__setitem__(t.trajectory_id, s)))
+            for tid in unscored_trajectories(store):  # an interrupted session's last task
+                stage.submit(store.load_trajectory(tid), store.trajectory_dir(tid))
         done = store.completed(agent=HUMAN)
         env = EnvConfig(allowed_origins=config.allow_origins)
 
@@ -159,6 +161,8 @@ async def _record_all(tasks: list[Task], done: set[tuple[str, int]], scratch: Pa
                 finally:
                     drop_journals(workdir)
                 store_one(traj, workdir)
+                if recorder.interrupted:
+                    raise asyncio.CancelledError  # stored; Control+C ends the session
         finally:
             await panel.close()
             if browser.is_connected():

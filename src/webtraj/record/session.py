@@ -88,6 +88,8 @@ class Recorder:
         # The tabs in the order the person sees them (webtraj's tab indexes).
         self.order: list[Page] = []
         self.notes: list[str] = []
+        # Set when the recording was cancelled (Control+C): no further task is recorded.
+        self.interrupted = False
 
     # --- wiring ------------------------------------------------------------------------
     async def _prepare(self, context: BrowserContext) -> None:
@@ -323,10 +325,9 @@ class Recorder:
             gone = not self.browser.is_connected()
             end = _End(Termination.ERROR, error=BROWSER_CLOSED if gone else
                        f"browser error: {str(exc).splitlines()[0]}")
-        except asyncio.CancelledError:
+        except asyncio.CancelledError:  # Control+C: store what was recorded, then stop
+            self.interrupted = True
             end = _End(Termination.ERROR, error="the recording was interrupted")
-            await self._finish(end, started)
-            raise
         return await self._finish(end, started)
 
     async def _finish(self, end: _End, started: float) -> Trajectory:

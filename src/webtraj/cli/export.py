@@ -13,6 +13,20 @@ app = typer.Typer(help="Export runs in other tools' formats.\n\nExample: webtraj
                   "mind2web runs/demos --out m2w-demos", no_args_is_help=True)
 
 
+def run_trajectories(run: Path, agent: str):  # type: ignore[no-untyped-def]
+    """(run info, the run's trajectories of `agent`); unreadable ones are named and skipped."""
+    from webtraj.store import RunStore
+
+    with RunStore.open(run) as store:
+        errors: list = []
+        trajs = list(store.iter_trajectories(errors=errors, agent=agent))
+        info = store.info
+    for bad in errors:
+        err_console.print(f"[yellow]skipped:[/] {esc(bad.trajectory_id)}: {esc(bad.error)}",
+                          highlight=False)
+    return info, trajs
+
+
 @app.command("mind2web")
 def mind2web(
     run: Path = typer.Argument(..., help="Run directory (recorded with --html for raw_html)."),
@@ -28,16 +42,10 @@ def mind2web(
     """
     from webtraj.formats.mind2web.predictions import write_predictions
     from webtraj.record.mind2web import export_trajectories
-    from webtraj.store import RunStore
     from webtraj.store.atomic import write_bytes_atomic
 
-    with RunStore.open(run) as store:
-        errors: list = []
-        tasks, preds, counts = export_trajectories(
-            store.iter_trajectories(errors=errors, agent=agent))
-    for bad in errors:
-        err_console.print(f"[yellow]skipped:[/] {esc(bad.trajectory_id)}: {esc(bad.error)}",
-                          highlight=False)
+    _, trajs = run_trajectories(run, agent)
+    tasks, preds, counts = export_trajectories(trajs)
     if not tasks:
         raise fail(f"{run}: no step of agent {agent!r} acts on an element; nothing to export")
     out.mkdir(parents=True, exist_ok=True)

@@ -276,16 +276,11 @@ def from_demos(
 
     Example: webtraj tasks from-demos runs/demos --out demo-tasks.jsonl
     """
+    from webtraj.cli.export import run_trajectories
     from webtraj.record.demos import demo_tasks
-    from webtraj.store import RunStore
 
-    with RunStore.open(run) as store:
-        errors: list = []
-        trajs = list(store.iter_trajectories(errors=errors, agent=agent))
-        tasks, skipped = demo_tasks(trajs, store.info)
-    for bad in errors:
-        err_console.print(f"[yellow]skipped:[/] {esc(bad.trajectory_id)}: {esc(bad.error)}",
-                          highlight=False)
+    info, trajs = run_trajectories(run, agent)
+    tasks, skipped = demo_tasks(trajs, info)
     _report_bad(skipped)
     if not tasks:
         raise fail(f"{run}: no finished recording of agent {agent!r} to turn into a task")

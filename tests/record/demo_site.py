@@ -9,7 +9,7 @@ HOME = """<!doctype html><html lang=en><head><meta charset=utf-8><title>Home</ti
 <body style="margin:0">
 <h1>Demo home</h1>
 <button onclick="this.dataset.n = (+this.dataset.n || 0) + 1">Like</button>
-<input aria-label="Note">
+<input aria-label="Note"> <input type="password" aria-label="PIN">
 <a href="/details">Details</a>
 <a href="/details?tab=1" target="_blank">Details in a new tab</a>
 <div style="height:3000px; background:#eef"></div>

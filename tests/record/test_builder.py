@@ -109,3 +109,21 @@ def test_history_moves():
     move, _ = classify(before, _history(3, [*entries, (4, "/d", "link")]), after_input=False,
                        at=1)
     assert move.kind == "follow"
+
+
+def test_password_values_are_not_recorded():
+    out, b = _collect()
+    secret = ElementInfo(role="textbox", name="Password", tag="input", input_type="password")
+    b.event(_ev("input", 101, target=secret, value=""), SEEN)
+    b.flush()
+    (rec,) = out
+    assert rec.action.value == "" and "password" in rec.error
+
+
+def test_password_values_are_masked_in_the_tree():
+    from webtraj.record.secrets import MASK, mask_values
+
+    tree = "[4] [textbox] [Note] [value=hi]\n[5] [textbox] [PIN] [focused, value=a,b]x]"
+    masked = mask_values(tree, {("textbox", "PIN")})
+    assert masked.splitlines() == ["[4] [textbox] [Note] [value=hi]",
+                                   f"[5] [textbox] [PIN] [focused, value={MASK}]"]

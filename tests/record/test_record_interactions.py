@@ -50,6 +50,11 @@ def test_every_interaction_is_recorded(tmp_path):
                 await page.keyboard.type("hello", delay=15)
                 await page.keyboard.press("Enter")
             await person.act(page, typing)
+
+            async def secret():
+                await page.get_by_role("textbox", name="PIN").click()
+                await page.keyboard.type("s3cr3t-pin", delay=15)
+            await person.act(page, secret)
             await person.act(page, lambda: page.keyboard.press("Escape"))
 
             async def scrolling():
@@ -78,24 +83,28 @@ def test_every_interaction_is_recorded(tmp_path):
 
         with _record(tmp_path, site, script) as store:
             (traj,) = list(store.iter_trajectories())
+            folder = store.trajectory_dir(traj.trajectory_id)
+            folder_bytes = b"".join(p.read_bytes() for p in folder.iterdir())
     kinds = [s.action.kind if s.action else None for s in traj.steps]
-    assert kinds == [K.CLICK, K.TYPE, K.PRESS, K.SCROLL, None, K.CLICK, K.GO_BACK,
+    assert kinds == [K.CLICK, K.TYPE, K.TYPE, K.PRESS, K.SCROLL, None, K.CLICK, K.GO_BACK,
                      K.GO_FORWARD, K.GOTO, K.CLICK, K.TAB_FOCUS, K.CLICK, K.TAB_FOCUS,
                      K.CLOSE_TAB, K.GOTO, K.STOP], [s.action for s in traj.steps]
     steps = traj.steps
     assert steps[1].action.value == "hello" and steps[1].action.press_enter
-    assert steps[2].action.value == "Escape" and steps[3].action.value == "down"
-    assert "no element" in steps[4].error
-    assert steps[8].action.value == site.url + "/?via=bar"
-    assert steps[10].action.tab_index == 0 and steps[12].action.tab_index == 1
-    assert "outside the allowlist" in steps[14].error
-    assert steps[15].action.value == "42" and traj.answer == "42"
+    assert steps[2].action.value == "" and "password" in steps[2].error
+    assert steps[3].action.value == "Escape" and steps[4].action.value == "down"
+    assert "no element" in steps[5].error
+    assert steps[9].action.value == site.url + "/?via=bar"
+    assert steps[11].action.tab_index == 0 and steps[13].action.tab_index == 1
+    assert "outside the allowlist" in steps[15].error
+    assert steps[16].action.value == "42" and traj.answer == "42"
     assert traj.termination == "stop" and traj.agent == "human"
     assert traj.metadata["blocked_requests"]
     # Each action is on the observation before it: the back step saw the details page.
-    assert steps[6].observation.url.endswith("/details")
+    assert steps[7].observation.url.endswith("/details")
     # Back in tab 0 with no word from the browser: the click is on what tab 0 last showed.
-    assert steps[11].observation.url.endswith("/?via=bar") and steps[11].error is None
+    assert steps[12].observation.url.endswith("/?via=bar") and steps[12].error is None
+    assert b"s3cr3t-pin" not in folder_bytes
 
 
 def test_browser_closed_mid_task_keeps_the_recording(tmp_path):

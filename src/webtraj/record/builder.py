@@ -173,6 +173,8 @@ class ActionBuilder:
         error = None if element_id is not None else (
             f"the {info.role} {info.name!r} was not in the observation; its role and name "
             "are kept as the target")
+        if kind is ActionKind.TYPE and info.input_type == "password":
+            error = "a password was typed here; its value is not recorded"
         action = Action(kind=kind, element_id=element_id, target=target, value=value,
                         press_enter=press_enter if kind is ActionKind.TYPE else True)
         self.emit(Recorded(seen=seen, action=action, started_at=started, element_box=box,

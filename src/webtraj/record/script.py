@@ -151,8 +151,9 @@ CAPTURE_SCRIPT = r"""(() => {
   window.addEventListener('input', (e) => {
     const el = e.target;
     if (!e.isTrusted || !isText(el)) return;
+    // A password never leaves the page: the step says a value was typed, not which.
     send({type: 'input', target: describe(el),
-          value: el.isContentEditable ? el.innerText : el.value});
+          value: el.type === 'password' ? '' : el.isContentEditable ? el.innerText : el.value});
   }, true);
   window.addEventListener('change', (e) => {
     const el = e.target;

@@ -36,6 +36,7 @@ from webtraj.record.events import PageEvent
 from webtraj.record.history import HistoryState, classify
 from webtraj.record.panel import FINISH_HOTKEY, Panel
 from webtraj.record.script import BINDING, CAPTURE_SCRIPT
+from webtraj.record.secrets import mask_values
 
 HUMAN = "human"
 # A navigation this soon after the person used the page is taken as its consequence.
@@ -43,6 +44,8 @@ INPUT_CAUSES_S = 0.5
 # How long the last tab's closing waits to see whether the whole browser is going.
 BROWSER_GOING_S = 0.5
 BROWSER_CLOSED = "the browser was closed before the task was finished"
+# Patience for one CDP question about a tab (a closing tab may never answer).
+CDP_TIMEOUT_S = 3.0
 
 
 class RecordSettings(FrozenModel):
@@ -88,6 +91,8 @@ class Recorder:
         # The tabs in the order the person sees them (webtraj's tab indexes).
         self.order: list[Page] = []
         self.notes: list[str] = []
+        # (role, name) of the password fields typed in: their values are masked.
+        self.secret_fields: set[tuple[str, str]] = set()
         # Set when the recording was cancelled (Control+C): no further task is recorded.
         self.interrupted = False
 
@@ -106,11 +111,11 @@ class Recorder:
                 self.queue.put_nowait(("nav", page, time.time())))
         page.on("close", lambda p: self.queue.put_nowait(("closed", p)))
         try:
-            session = await page.context.new_cdp_session(page)
+            session = await asyncio.wait_for(page.context.new_cdp_session(page), CDP_TIMEOUT_S)
             self.sessions[page] = session
-            self.history[page] = HistoryState.of(
-                await session.send("Page.getNavigationHistory"))
-        except PlaywrightError:
+            self.history[page] = HistoryState.of(await asyncio.wait_for(
+                session.send("Page.getNavigationHistory"), CDP_TIMEOUT_S))
+        except (PlaywrightError, TimeoutError):
             self.history[page] = HistoryState(index=0, ids=[])
 
     def panel_message(self, message: dict[str, Any]) -> None:
@@ -118,6 +123,7 @@ class Recorder:
 
     # --- observing ---------------------------------------------------------------------
     def _add(self, bobs: BrowserObservation) -> Seen:
+        bobs = bobs.model_copy(update={"axtree": mask_values(bobs.axtree, self.secret_fields)})
         number = len(self.seen)
         shot = None
         if bobs.screenshot_png:
@@ -193,6 +199,8 @@ class Recorder:
         if ev.type == "key" and ev.key == FINISH_HOTKEY:
             raise _End(Termination.STOP, answer=await self.panel.answer())
         self._switch_to(page, ev.time)
+        if ev.type == "input" and ev.target and ev.target.input_type == "password":
+            self.secret_fields.add((ev.target.role, ev.target.name))
         if ev.type != "focus":
             self.builder.event(ev, self._seen_for(ev.time, page))
             self.last_input = time.time()
@@ -203,8 +211,9 @@ class Recorder:
         if session is None:
             return
         try:
-            reply = await session.send("Page.getNavigationHistory")
-        except PlaywrightError:
+            reply = await asyncio.wait_for(session.send("Page.getNavigationHistory"),
+                                           CDP_TIMEOUT_S)
+        except (PlaywrightError, TimeoutError):
             return
         before = self.history.get(page, HistoryState(index=0, ids=[]))
         move, self.history[page] = classify(before, reply, at=at,
@@ -228,8 +237,8 @@ class Recorder:
         await self._track(page)
         self.dirty = True
         opener = None
-        with contextlib.suppress(PlaywrightError):
-            opener = await page.opener()
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            opener = await asyncio.wait_for(page.opener(), CDP_TIMEOUT_S)
         if opener is None:  # the person opened a tab (a link's new tab follows its click)
             self.builder.other(Action(kind=ActionKind.NEW_TAB), self._seen_for(time.time()),
                                time.time())

@@ -120,3 +120,27 @@ def test_browser_closed_mid_task_keeps_the_recording(tmp_path):
     assert traj.termination == "error" and "browser was closed" in traj.error
     assert [s.action.kind for s in traj.steps] == [K.CLICK]
     assert traj.network_trace == "network.har"
+
+
+def test_a_tab_the_person_opens_is_new_tab(tmp_path):
+    with DemoSite() as site:
+        async def script(person: Person, page, browser) -> None:
+            cdp = await browser.new_browser_cdp_session()
+            targets = (await cdp.send("Target.getTargets"))["targetInfos"]
+            context_id = next(t["browserContextId"] for t in targets
+                              if t["type"] == "page" and t["url"].startswith(site.url))
+            created = {}
+
+            async def open_tab():  # what Control+T does: a blank tab, no opener
+                created.update(await cdp.send("Target.createTarget", {
+                    "url": "about:blank", "browserContextId": context_id}))
+            await person.act(page, open_tab)
+            await person.act(page, lambda: cdp.send("Target.closeTarget", created))
+            await person.finish("ok")
+
+        with _record(tmp_path, site, script) as store:
+            (traj,) = list(store.iter_trajectories())
+    assert [s.action.kind for s in traj.steps] == [K.NEW_TAB, K.CLOSE_TAB, K.STOP]
+    assert traj.steps[1].observation.url == "about:blank"
+    assert len(traj.steps[1].observation.tabs) == 2 and traj.answer == "ok"
+    assert len(traj.steps[2].observation.tabs) == 1

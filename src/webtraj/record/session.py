@@ -88,8 +88,11 @@ class Recorder:
         self.last_input = 0.0
         self.history: dict[Page, HistoryState] = {}
         self.sessions: dict[Page, CDPSession] = {}
-        # The tabs in the order the person sees them (webtraj's tab indexes).
+        # The tabs in the order the person sees them (webtraj's tab indexes), and the one
+        # the person is on (kept here: the tab manager moves on when a tab closes, before
+        # the recorder hears of it).
         self.order: list[Page] = []
+        self.current: Page | None = None
         self.notes: list[str] = []
         # (role, name) of the password fields typed in: their values are masked.
         self.secret_fields: set[tuple[str, str]] = set()
@@ -107,6 +110,7 @@ class Recorder:
 
     async def _track(self, page: Page) -> None:
         self.order.append(page)
+        self.current = page  # a new tab, popup or not, is the one in front
         page.on("framenavigated", lambda frame: frame == page.main_frame and
                 self.queue.put_nowait(("nav", page, time.time())))
         page.on("close", lambda p: self.queue.put_nowait(("closed", p)))
@@ -182,11 +186,11 @@ class Recorder:
     def _switch_to(self, page: Page, at: float) -> None:
         tabs = self.env.tabs
         index = self._tab_index(page)
-        if tabs is None or index is None or tabs.active is page or page.is_closed():
+        if tabs is None or index is None or self.current is page or page.is_closed():
             return
         self.builder.other(Action(kind=ActionKind.TAB_FOCUS, tab_index=index),
                            self._seen_for(at), at)
-        tabs.active = page
+        tabs.active = self.current = page
 
     async def _on_event(self, page: Page | None, payload: Any) -> None:
         try:
@@ -258,9 +262,10 @@ class Recorder:
         at = time.time()
         seen = self._seen_for(at)
         tabs = self.env.tabs
-        if tabs is not None and page is not tabs.active:
+        if page is not self.current:
             self.builder.other(Action(kind=ActionKind.TAB_FOCUS,
                                       tab_index=self.order.index(page)), seen, at)
+        index = self.order.index(page)
         self.order.remove(page)
         if tabs is not None and page in tabs.pages:
             tabs._closed(page)  # noqa: SLF001 - the same bookkeeping as a close by webtraj
@@ -269,8 +274,10 @@ class Recorder:
         if not self.order:
             raise _End(Termination.ERROR, error="every tab was closed before the task was "
                        "finished")
-        if tabs is not None and (tabs.active is None or tabs.active not in self.order):
-            tabs.active = self.order[-1]
+        # webtraj's close_tab leaves the tab that took the closed one's place in front.
+        self.current = self.order[min(index, len(self.order) - 1)]
+        if tabs is not None:
+            tabs.active = self.current
 
     async def _dispatch(self, item: tuple[Any, ...]) -> None:
         kind = item[0]

@@ -62,7 +62,8 @@ def url_task(url: str, intent: str) -> Task:
 
 def _tasks(stack: ExitStack, store: RunStore, config: RunConfig,
            extra: list[Task]) -> tuple[list[Task], dict[str, str] | None]:
-    from webtraj.execute.run import _select, _serve_named_sites
+    from webtraj.execute.run import select_tasks
+    from webtraj.execute.sandbox import serve_named_sites
 
     if config.suite:
         from webtraj.execute.sandbox import open_suite_sandbox
@@ -77,10 +78,10 @@ def _tasks(stack: ExitStack, store: RunStore, config: RunConfig,
             raise InputError("no usable task in the file" + (
                 f" ({len(errors)} bad records; first: {errors[0]})" if errors else
                 " (it is empty)"), file=config.tasks_file)
-        tasks, session = _serve_named_sites(stack, store, config, tasks)
+        tasks, session = serve_named_sites(stack, store, config, tasks)
     else:
         tasks, session = extra, None
-    selected, problems = _select(tasks, config)
+    selected, problems = select_tasks(tasks, config)
     if not selected:
         raise InputError("no task to record" + (f": {problems[0]}" if problems else ""))
     return selected, session

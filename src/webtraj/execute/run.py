@@ -52,7 +52,7 @@ class RunPlan(FrozenModel):
     rescoring: int = 0
 
 
-def _select(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]]:
+def select_tasks(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]]:
     """The tasks to run, and the reason each task left out was left out."""
     problems = []
     if config.task_ids:
@@ -119,6 +119,7 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             sandbox, session_urls = open_suite_sandbox(stack, store, config)
             tasks = sandbox.tasks(config.suite)
         else:
+            from webtraj.execute.sandbox import serve_named_sites
             from webtraj.formats.tasks import load_tasks
 
             tasks, errors = load_tasks(config.tasks_file)
@@ -127,8 +128,8 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 raise InputError("no usable task in the file" + (
                     f" ({len(errors)} bad records)" if errors else " (it is empty)"),
                     file=config.tasks_file)
-            tasks, session_urls = _serve_named_sites(stack, store, config, tasks)
-        tasks, problems = _select(tasks, config)
+            tasks, session_urls = serve_named_sites(stack, store, config, tasks)
+        tasks, problems = select_tasks(tasks, config)
         task_errors += problems
         # Episodes lost to an error (crash, timeout, model endpoint down) are run again.
         done = store.completed(agent=config.agent, retry_failed=True)
@@ -195,28 +196,6 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     store.update_info(timings=timings, usage=merge_run_usage(store.info.usage, total)
                       if total.models else store.info.usage)
     return store
-
-
-def _serve_named_sites(stack: ExitStack, store: RunStore, config: RunConfig,
-                       tasks: list[Task]) -> tuple[list[Task], dict[str, str] | None]:
-    """A task file whose tasks name sandbox sites gets them served (as --suite does), at
-    the date and seed the tasks were made for; their URLs move to the served ports."""
-    from webtraj.execute.sandbox import (
-        file_sandbox_date,
-        open_suite_sandbox,
-        rebase_task,
-        sandbox_tasks,
-    )
-
-    named = sandbox_tasks(tasks)
-    if not named:
-        return tasks, None
-    today, seed = file_sandbox_date(named, config)
-    config = config.model_copy(update={"today": today, "seed": seed})
-    sandbox, session_urls = open_suite_sandbox(stack, store, config)
-    urls = session_urls or store.info.site_urls
-    wanted = {id(t) for t in named}
-    return [rebase_task(t, urls) if id(t) in wanted else t for t in tasks], session_urls
 
 
 def _executor(config: RunConfig, worker: WorkerConfig):

@@ -117,3 +117,18 @@ def rebase_task(task: Task, site_urls: dict[str, str]) -> Task:
                      if a.kind is ActionKind.GOTO and a.value else a for a in refs)
     return task.model_copy(update={"start_url": move(task.start_url),
                                    "reference_actions": refs})
+
+
+def serve_named_sites(stack: ExitStack, store: RunStore, config: RunConfig,
+                      tasks: list[Task]) -> tuple[list[Task], dict[str, str] | None]:
+    """A task file whose tasks name sandbox sites gets them served (as --suite does), at
+    the date and seed the tasks were made for; their URLs move to the served ports."""
+    named = sandbox_tasks(tasks)
+    if not named:
+        return tasks, None
+    today, seed = file_sandbox_date(named, config)
+    config = config.model_copy(update={"today": today, "seed": seed})
+    sandbox, session_urls = open_suite_sandbox(stack, store, config)
+    urls = session_urls or store.info.site_urls
+    wanted = {id(t) for t in named}
+    return [rebase_task(t, urls) if id(t) in wanted else t for t in tasks], session_urls

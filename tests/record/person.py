@@ -95,7 +95,10 @@ class Person:
     async def act(self, page: Page, work) -> None:
         before = await self.observations()
         await work()
-        await self.wait_ready(before)
+        try:
+            await self.wait_ready(before)
+        except Exception as exc:
+            raise AssertionError(f"no observation after {work!r} on {page.url}") from exc
 
     async def do(self, page: Page, action: Action) -> None:
         """One reference action, done the way a person does it."""

@@ -112,7 +112,7 @@ class Recorder:
         self.order.append(page)
         self.current = page  # a new tab, popup or not, is the one in front
         page.on("framenavigated", lambda frame: frame == page.main_frame and
-                self.queue.put_nowait(("nav", page, time.time())))
+                self._navigated(page))
         page.on("close", lambda p: self.queue.put_nowait(("closed", p)))
         try:
             session = await asyncio.wait_for(page.context.new_cdp_session(page), CDP_TIMEOUT_S)
@@ -121,6 +121,15 @@ class Recorder:
                 session.send("Page.getNavigationHistory"), CDP_TIMEOUT_S))
         except (PlaywrightError, TimeoutError):
             self.history[page] = HistoryState(index=0, ids=[])
+
+    def _navigated(self, page: Page) -> None:
+        """Ask for the tab's history now: by the time the loop gets to this navigation, the
+        person may have moved on (back right after a click that navigated)."""
+        session = self.sessions.get(page)
+        if session is None:
+            return
+        reply = asyncio.ensure_future(session.send("Page.getNavigationHistory"))
+        self.queue.put_nowait(("nav", page, time.time(), reply))
 
     def panel_message(self, message: dict[str, Any]) -> None:
         self.queue.put_nowait(("panel", message))
@@ -210,13 +219,9 @@ class Recorder:
             self.last_input = time.time()
         self.dirty = True
 
-    async def _on_nav(self, page: Page, at: float) -> None:
-        session = self.sessions.get(page)
-        if session is None:
-            return
+    async def _on_nav(self, page: Page, at: float, asked: asyncio.Future) -> None:
         try:
-            reply = await asyncio.wait_for(session.send("Page.getNavigationHistory"),
-                                           CDP_TIMEOUT_S)
+            reply = await asyncio.wait_for(asked, CDP_TIMEOUT_S)
         except (PlaywrightError, TimeoutError):
             return
         before = self.history.get(page, HistoryState(index=0, ids=[]))
@@ -284,7 +289,7 @@ class Recorder:
         if kind == "event":
             await self._on_event(item[1], item[2])
         elif kind == "nav":
-            await self._on_nav(item[1], item[2])
+            await self._on_nav(item[1], item[2], item[3])
         elif kind == "opened":
             await self._on_opened(item[1])
         elif kind == "closed":

@@ -224,6 +224,25 @@ class Recorder:
             reply = await asyncio.wait_for(asked, CDP_TIMEOUT_S)
         except (PlaywrightError, TimeoutError):
             return
+        self._history_moved(page, at, reply)
+
+    async def _poll_history(self) -> None:
+        """While the person is idle, compare the front tab's history with the last one seen:
+        a navigation Chromium did not report as one (a page restored from the back-forward
+        cache, a refused one) is still recorded and observed."""
+        page = self.current
+        session = self.sessions.get(page) if page is not None else None
+        if page is None or session is None:
+            return
+        try:
+            reply = await asyncio.wait_for(session.send("Page.getNavigationHistory"),
+                                           CDP_TIMEOUT_S)
+        except (PlaywrightError, TimeoutError):
+            return
+        if HistoryState.of(reply) != self.history.get(page):
+            self._history_moved(page, time.time(), reply)
+
+    def _history_moved(self, page: Page, at: float, reply: dict[str, Any]) -> None:
         before = self.history.get(page, HistoryState(index=0, ids=[]))
         move, self.history[page] = classify(before, reply, at=at,
                                             after_input=at - self.last_input < INPUT_CAUSES_S)
@@ -308,6 +327,7 @@ class Recorder:
             try:
                 item = await asyncio.wait_for(self.queue.get(), timeout=idle)
             except TimeoutError:
+                await self._poll_history()
                 if self.dirty:
                     await self._observe()
                 continue

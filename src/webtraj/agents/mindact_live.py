@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lxml import etree
-
 from webtraj.agents.mindact.predictors import llm_ask
 from webtraj.agents.mindact.tournament import run_tournament
-from webtraj.agents.page import parse_tree
 from webtraj.agents.protocol import AgentDecision
+from webtraj.dom.tree_html import tree_to_cleaned_html
 from webtraj.formats.mind2web.records import Candidate, M2WStep, Operation
 from webtraj.llm import LLMClient
 from webtraj.model.action import Action, ActionKind, action_text
@@ -21,41 +19,6 @@ from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
 from webtraj.rank import make_ranker
 from webtraj.rank.query import build_query
-
-# Roles an agent can act on: the candidates that get ranked.
-ACTIONABLE = frozenset({"button", "link", "textbox", "searchbox", "combobox", "checkbox",
-                        "radio", "option", "menuitem", "tab", "switch", "spinbutton", "slider",
-                        "listbox", "gridcell", "menuitemcheckbox", "menuitemradio", "treeitem"})
-_TAG_FOR_ROLE = {"textbox": "input", "searchbox": "input", "spinbutton": "input",
-                 "combobox": "select", "link": "a", "heading": "h2", "listitem": "li",
-                 "list": "ul", "paragraph": "p", "img": "img"}
-
-
-def tree_to_cleaned_html(axtree: str) -> tuple[str, list[tuple[str, str]]]:
-    """(XML in Mind2Web's cleaned_html form, [(element id, candidate text)] of actionable
-    elements in page order)."""
-    root = etree.Element("html")
-    stack: list[tuple[int, etree._Element]] = [(-1, root)]
-    candidates: list[tuple[str, str]] = []
-    for el in parse_tree(axtree):
-        while stack[-1][0] >= el.depth:
-            stack.pop()
-        node = etree.SubElement(stack[-1][1], _TAG_FOR_ROLE.get(el.role, "div"))
-        if el.role not in ("generic", "StaticText"):
-            node.set("role", el.role)
-        if el.id:
-            node.set("backend_node_id", el.id)
-        for key in ("value", "placeholder"):
-            if el.props.get(key):
-                node.set(key, el.props[key])
-        if el.name:
-            etree.SubElement(node, "text").text = el.name
-        stack.append((el.depth, node))
-        if el.id and el.role in ACTIONABLE:
-            extra = " ".join(f"{k}={v}" if v else k for k, v in el.props.items()
-                             if k != "url")
-            candidates.append((el.id, f"{el.role} {el.name} {extra}".strip()))
-    return etree.tostring(root, encoding="unicode"), candidates
 
 
 class MindActAgent:

@@ -26,6 +26,7 @@ returned in `StepResult.error`; `step` raises only when the browser itself is go
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -83,8 +84,12 @@ class BrowserEnv:
             self._error = f"{type(exc).__name__}: {exc}"
         await self.close()
 
-    async def reset(self, start_url: str) -> BrowserObservation:
-        """Open a fresh context, go to `start_url` and return the first observation."""
+    async def reset(self, start_url: str, *,
+                    prepare: Callable[[BrowserContext], Awaitable[None]] | None = None
+                    ) -> BrowserObservation:
+        """Open a fresh context, go to `start_url` and return the first observation.
+        `prepare` runs on the new context before its first page opens (the recorder's
+        capture script and bindings)."""
         if self.context is not None:
             await self.close()
             self.result = None
@@ -119,6 +124,8 @@ class BrowserEnv:
         self._steps = 0
         self._dialogs_seen = 0
         self._error = None
+        if prepare is not None:
+            await prepare(self.context)
         await self.tabs.new_tab()
         error = await self._perform(Action(kind=ActionKind.GOTO, value=start_url))
         return await self.observe(error=error)
@@ -140,6 +147,15 @@ class BrowserEnv:
                             session=session, times=times)
         self._boxes = obs.element_boxes
         return obs
+
+    async def observe_settled(self, times: dict[str, float] | None = None
+                              ) -> BrowserObservation:
+        """Wait for the active tab to settle (as after an action), then observe it."""
+        tabs, _ = self._live()
+        await settle(await tabs.current(), self._monitor,
+                     timeout_ms=self.config.settle_timeout_ms,
+                     dom_quiet_ms=self.config.dom_quiet_ms)
+        return await self.observe(times=times)
 
     async def _perform(self, action: Action, times: dict[str, float] | None = None
                        ) -> str | None:

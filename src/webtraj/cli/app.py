@@ -9,7 +9,9 @@ import typer
 from webtraj import __version__
 from webtraj.cli import curate as curate_cli
 from webtraj.cli import eval as eval_cli
+from webtraj.cli import export as export_cli
 from webtraj.cli import importers, judges, llm, mind2web, runs, sites
+from webtraj.cli import record as record_cmd
 from webtraj.cli import run as run_cmd
 from webtraj.cli import tasks as tasks_cli
 from webtraj.cli import train as train_cli
@@ -33,7 +35,9 @@ app.add_typer(judges.app, name="judges")
 app.add_typer(importers.app, name="import")
 app.add_typer(tasks_cli.app, name="tasks")
 app.add_typer(curate_cli.app, name="curate")
+app.add_typer(export_cli.app, name="export")
 app.command("run")(run_cmd.run)
+app.command("record")(record_cmd.record)
 app.command("view")(view_cmd.view)
 app.command("report")(view_cmd.report)
 app.command("train")(train_cli.train)

@@ -263,3 +263,26 @@ def constraints_cmd(
                   f"{' (left out)' if drop_failed else ' (kept without)'}, "
                   f"{len(errors)} bad records skipped", highlight=False)
     _write_report(report, rep)
+
+
+@app.command("from-demos")
+def from_demos(
+    run: Path = typer.Argument(..., help="Run directory of recorded demonstrations."),
+    out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
+    agent: str = typer.Option("human", "--agent", help="Whose trajectories become tasks."),
+) -> None:
+    """Turn recorded demonstrations into tasks whose reference actions are what the person
+    did, so `--agent replay` repeats them; sandbox tasks keep their site, date and seed.
+
+    Example: webtraj tasks from-demos runs/demos --out demo-tasks.jsonl
+    """
+    from webtraj.cli.export import run_trajectories
+    from webtraj.record.demos import demo_tasks
+
+    info, trajs = run_trajectories(run, agent)
+    tasks, skipped = demo_tasks(trajs, info)
+    _report_bad(skipped)
+    if not tasks:
+        raise fail(f"{run}: no finished recording of agent {agent!r} to turn into a task")
+    n = _write_tasks(out, tasks)
+    console.print(f"wrote {n} task(s) to {esc(out)}", highlight=False)

@@ -8,7 +8,6 @@ Scoring runs beside the rollout (`ScoringStage`), never in the way of dispatch."
 
 from __future__ import annotations
 
-import datetime as dt
 import shutil
 import tempfile
 import time
@@ -28,7 +27,7 @@ from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
-from webtraj.model.run import ModelInfo, RunConfig, SandboxInfo
+from webtraj.model.run import ModelInfo, RunConfig
 from webtraj.store import RunStore
 
 __all__ = ["EpisodeEvent", "RunConfig", "RunPlan", "execute_run"]
@@ -53,7 +52,7 @@ class RunPlan(FrozenModel):
     rescoring: int = 0
 
 
-def _select(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]]:
+def select_tasks(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]]:
     """The tasks to run, and the reason each task left out was left out."""
     problems = []
     if config.task_ids:
@@ -115,21 +114,12 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             if suite.urls != store.info.site_urls:
                 session_urls = suite.urls
         elif config.suite:
-            from webtraj.execute.sandbox import Sandbox
+            from webtraj.execute.sandbox import open_suite_sandbox
 
-            recorded = store.info.sandbox
-            if recorded is None:
-                recorded = SandboxInfo(suite=config.suite, seed=config.seed, today=(
-                    dt.date.fromisoformat(config.today) if config.today else dt.date.today()))
-            sandbox = stack.enter_context(Sandbox(recorded.today, seed=recorded.seed,
-                                                  host=config.sandbox_host,
-                                                  previous_urls=store.info.site_urls))
+            sandbox, session_urls = open_suite_sandbox(stack, store, config)
             tasks = sandbox.tasks(config.suite)
-            if store.info.sandbox is None or not store.info.site_urls:
-                store.update_info(sandbox=recorded, site_urls=dict(sandbox.urls))
-            if sandbox.urls != store.info.site_urls:
-                session_urls = dict(sandbox.urls)  # the recorded ports were taken
         else:
+            from webtraj.execute.sandbox import serve_named_sites
             from webtraj.formats.tasks import load_tasks
 
             tasks, errors = load_tasks(config.tasks_file)
@@ -138,7 +128,8 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 raise InputError("no usable task in the file" + (
                     f" ({len(errors)} bad records)" if errors else " (it is empty)"),
                     file=config.tasks_file)
-        tasks, problems = _select(tasks, config)
+            tasks, session_urls = serve_named_sites(stack, store, config, tasks)
+        tasks, problems = select_tasks(tasks, config)
         task_errors += problems
         # Episodes lost to an error (crash, timeout, model endpoint down) are run again.
         done = store.completed(agent=config.agent, retry_failed=True)

@@ -1,0 +1,84 @@
+"""`webtraj record`: record a person's demonstration of tasks as scored trajectories."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+
+from webtraj.cli.common import console, err_console, esc, fail
+
+
+def record(
+    suite: str = typer.Option(None, "--suite", help="Built-in task suite: booking."),
+    tasks: Path = typer.Option(None, "--tasks", help="Task file (JSONL or JSON list)."),
+    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids."),
+    url: str = typer.Option(None, "--url", help="Start URL of a one-off task (with --intent)."),
+    intent: str = typer.Option(None, "--intent", help="What the one-off task asks."),
+    today: str = typer.Option(None, "--today", help="Sandbox 'today' (YYYY-MM-DD)."),
+    seed: int = typer.Option(0, "--seed"),
+    allow: list[str] = typer.Option(None, "--allow", help="Another origin the browser may "
+                                    "reach (repeatable); each task's start origin always is."),
+    html: bool = typer.Option(False, "--html", help="Keep each step's HTML (needed by "
+                              "`webtraj export mind2web`)."),
+    headed: bool = typer.Option(None, "--headed/--headless", help="Show the browser "
+                                "(default: headed when a display exists)."),
+    cdp_port: int = typer.Option(None, "--cdp-port", min=1, max=65535, help="Let another "
+                                 "program attach to the browser over CDP on this port."),
+    idle_ms: int = typer.Option(300, "--idle-ms", min=50, help="Quiet time after the "
+                                "person's input before the page is observed again."),
+    timeout: float = typer.Option(3600.0, "--timeout", help="Seconds per task."),
+    no_eval: bool = typer.Option(False, "--no-eval", help="Store trajectories only."),
+    out: Path = typer.Option(..., "--out", help="Run directory (re-run to add recordings)."),
+) -> None:
+    """Record your own demonstration: a browser opens on each task's start page with the
+    task in a separate panel window; do the task, type the answer (if any) in the panel and
+    press Finish (or Control+Shift+Enter in the site's tab).
+
+    Example: webtraj record --suite booking --task-ids booking.hotels.01 --out runs/demos
+
+    Example: webtraj record --url https://example.org --intent "Find the contact page"
+    --html --out runs/demos
+    """
+    from webtraj.execute.record import BrowserWindow, RecordedTask, execute_recording, url_task
+    from webtraj.model import InputError
+    from webtraj.model.run import RunConfig
+    from webtraj.record.session import RecordSettings
+
+    sources = sum(x is not None for x in (suite, tasks, url))
+    if sources != 1:
+        raise fail("give exactly one of --suite, --tasks or --url (with --intent)")
+    if (url is None) != (intent is None):
+        raise fail("--url and --intent go together")
+    try:
+        extra = [url_task(url, intent)] if url else []
+        config = RunConfig(suite=suite, tasks_file=str(tasks) if tasks else None,
+                           agent="human", today=today, seed=seed, timeout_s=timeout,
+                           task_ids=tuple(t for t in (task_ids or "").split(",") if t),
+                           allow_origins=tuple(allow or ()), evaluate=not no_eval)
+        settings = RecordSettings(idle_ms=idle_ms, timeout_s=timeout, html=html)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+    def on_task(ev: RecordedTask) -> None:
+        scores = ", ".join(f"{k} {'-' if v is None else f'{v:.2f}'}"
+                           for k, v in ev.scores.items())
+        line = f"{ev.trajectory_id}: {ev.steps} steps, {ev.termination}"
+        if ev.error:
+            line += f" ({ev.error})"
+        console.print(esc(line + (f"; {scores}" if scores else "")), highlight=False)
+
+    err_console.print("recording: do each task in the browser, then Finish in the panel "
+                      "(or Control+Shift+Enter)")
+    command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    try:
+        store = execute_recording(config, out, window=BrowserWindow(headed=headed,
+                                                                    cdp_port=cdp_port),
+                                  settings=settings, url_tasks=extra, command=command,
+                                  on_task=on_task)
+    except (InputError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    store.close()
+    console.print(f"run: {esc(out)}", highlight=False)

@@ -1,0 +1,170 @@
+"""`webtraj record`: a person does tasks in a real browser; each becomes a trajectory of
+agent `human` in a run, stored and scored exactly as `webtraj run` stores and scores.
+
+The run directory, run.json (settings with agent `human`, the sandbox date, seed and URLs),
+index, redaction and atomic writes are the run store's; scoring is the run's `ScoringStage`;
+the sandbox is served as for `--suite` or a task file naming its sites. Steps are journaled
+as they are made in a scratch folder outside the run (as a worker's are), so an interrupted
+recording is stored with what was recorded. Recording the same task again adds a trial."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+
+from webtraj.browser.config import EnvConfig
+from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
+from webtraj.execute.episode import StepJournal, drop_journals, episode_artifacts
+from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
+from webtraj.model.base import FrozenModel
+from webtraj.model.run import RunConfig
+from webtraj.record.panel import Panel
+from webtraj.record.session import HUMAN, Recorder, RecordSettings
+from webtraj.store import RunStore
+
+
+class BrowserWindow(FrozenModel):
+    """How the recording browser is shown: headed when a display exists (unless told
+    otherwise), and reachable over CDP on `cdp_port` for another program to drive."""
+
+    headed: bool | None = None
+    cdp_port: int | None = None
+
+    def launch_headed(self) -> bool:
+        return self.headed if self.headed is not None else bool(os.environ.get("DISPLAY"))
+
+
+class RecordedTask(FrozenModel):
+    """What the CLI shows after each task."""
+
+    trajectory_id: str
+    termination: str | None
+    steps: int
+    error: str | None
+    scores: dict[str, float | None]
+
+
+def url_task(url: str, intent: str) -> Task:
+    """A one-off task for `--url URL --intent TEXT`."""
+    if not re.match(r"^https?://", url):
+        raise InputError(f"--url must be an http(s) URL, got {url!r}", field="url")
+    if not intent.strip():
+        raise InputError("--intent must not be empty", field="intent")
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", intent.lower()).strip("-")[:40] or "task"
+    return Task(task_id=f"demo.{slug}", intent=intent.strip(), start_url=url)
+
+
+def _tasks(stack: ExitStack, store: RunStore, config: RunConfig,
+           extra: list[Task]) -> tuple[list[Task], dict[str, str] | None]:
+    from webtraj.execute.run import select_tasks
+    from webtraj.execute.sandbox import serve_named_sites
+
+    if config.suite:
+        from webtraj.execute.sandbox import open_suite_sandbox
+
+        sandbox, session = open_suite_sandbox(stack, store, config)
+        tasks = sandbox.tasks(config.suite)
+    elif config.tasks_file:
+        from webtraj.formats.tasks import load_tasks
+
+        tasks, errors = load_tasks(config.tasks_file)
+        if not tasks:
+            raise InputError("no usable task in the file" + (
+                f" ({len(errors)} bad records; first: {errors[0]})" if errors else
+                " (it is empty)"), file=config.tasks_file)
+        tasks, session = serve_named_sites(stack, store, config, tasks)
+    else:
+        tasks, session = extra, None
+    selected, problems = select_tasks(tasks, config)
+    if not selected:
+        raise InputError("no task to record" + (f": {problems[0]}" if problems else ""))
+    return selected, session
+
+
+def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWindow,
+                      settings: RecordSettings, url_tasks: list[Task] | None = None,
+                      command: str = "",
+                      on_task: Callable[[RecordedTask], None] | None = None) -> RunStore:
+    """Record each selected task in turn into the run at `out`; returns the open store."""
+    config = config.model_copy(update={"agent": HUMAN})
+    out = Path(out)
+    store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
+                                                 seed=config.seed, settings=config))
+    with ExitStack() as stack:
+        tasks, session_urls = _tasks(stack, store, config, url_tasks or [])
+        scratch = Path(tempfile.mkdtemp(prefix="webtraj-record-"))
+        stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+        envs = RunEnvironments(store.info)
+        scored: dict[str, list[Score]] = {}
+        stage = None
+        if config.evaluate:
+            stage = stack.enter_context(ScoringStage(
+                out, envs, config.evaluators or None,
+                on_scored=lambda t, s: scored.__setitem__(t.trajectory_id, s)))
+            for tid in unscored_trajectories(store):  # an interrupted session's last task
+                stage.submit(store.load_trajectory(tid), store.trajectory_dir(tid))
+        done = store.completed(agent=HUMAN)
+        env = EnvConfig(allowed_origins=config.allow_origins)
+
+        def store_one(traj: Trajectory, workdir: Path) -> None:
+            if session_urls is not None:
+                traj = traj.model_copy(update={"site_urls": session_urls})
+            folder = store.add_trajectory(traj, episode_artifacts(workdir), replace=True)
+            if stage is not None:
+                stage.submit(traj, folder)
+
+        asyncio.run(_record_all(tasks, done, scratch, env, window, settings, store_one))
+        if stage is not None:
+            stage.close()
+        if on_task is not None:
+            for row in store.rows(agent=HUMAN):
+                traj = store.load_trajectory(row.trajectory_id)
+                on_task(RecordedTask(
+                    trajectory_id=traj.trajectory_id, termination=traj.termination,
+                    steps=len(traj.steps), error=traj.error,
+                    scores={s.evaluator: s.value for s in scored.get(traj.trajectory_id, [])}))
+    return store
+
+
+async def _record_all(tasks: list[Task], done: set[tuple[str, int]], scratch: Path,
+                      env: EnvConfig, window: BrowserWindow, settings: RecordSettings,
+                      store_one: Callable[[Trajectory, Path], None]) -> None:
+    from playwright.async_api import async_playwright
+
+    from webtraj.browser.chromium import launch_chromium
+
+    args = [f"--remote-debugging-port={window.cdp_port}"] if window.cdp_port else []
+    async with async_playwright() as pw:
+        browser = await launch_chromium(pw, headless=not window.launch_headed(), args=args)
+        messages: list[Recorder] = []
+        panel = await Panel(browser, lambda m: messages[-1].panel_message(m)
+                            if messages else None).open()
+        try:
+            for n, task in enumerate(tasks, 1):
+                if not browser.is_connected():
+                    break
+                trial = next(k for k in range(len(done) + 1) if (task.task_id, k) not in done)
+                workdir = scratch / Trajectory.make_id(task.task_id, HUMAN, trial)
+                workdir.mkdir(parents=True, exist_ok=True)
+                journal = StepJournal(workdir)
+                recorder = Recorder(browser, task, workdir, env, panel, settings, trial=trial,
+                                    on_step=journal.append)
+                messages.append(recorder)
+                await panel.show_task(task.intent, f"Task {n} of {len(tasks)}: {task.task_id}")
+                try:
+                    traj = await recorder.record()
+                finally:
+                    drop_journals(workdir)
+                store_one(traj, workdir)
+                if recorder.interrupted:
+                    raise asyncio.CancelledError  # stored; Control+C ends the session
+        finally:
+            await panel.close()
+            if browser.is_connected():
+                await browser.close()

@@ -137,7 +137,7 @@ def generate(root: Path, n_traj: int, mean_steps: float, tree_bytes: int, seed: 
         (folder / "trajectory.json").write_bytes(orjson.dumps(traj, option=orjson.OPT_INDENT_2))
         total_steps += n_steps
         traj_rows.append((k + 1, tid, task_id, "hotels", None, "bench", k // 20000, n_steps,
-                          None, "stop", 0.0))
+                          None, "stop", 0.0, f"Find a cabin ({task_id})", None))
         if n_c:
             met = _curve(rng, n_steps + 1, n_c)
             names = NAMES[:n_c]
@@ -153,8 +153,9 @@ def generate(root: Path, n_traj: int, mean_steps: float, tree_bytes: int, seed: 
                                orjson.dumps(values).decode(), None, None,
                                orjson.dumps(body).decode(), 0.0))
         if len(traj_rows) >= 5000 or k == n_traj - 1:
-            conn.executemany("INSERT INTO trajectories VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                             traj_rows)
+            conn.executemany("INSERT INTO trajectories (id, trajectory_id, task_id, site, "
+                             "difficulty, agent, trial, n_steps, error, termination, added_at, "
+                             "intent, answer) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", traj_rows)
             conn.executemany("INSERT INTO score_sets (traj, evaluator, value, reason, error, "
                              "has_constraints, steps, step_sum, step_count, body, added_at) "
                              "VALUES (?,?,?,?,?,?,?,?,?,?,?)", score_rows)

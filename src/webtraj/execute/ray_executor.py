@@ -85,13 +85,18 @@ class RayExecutor:
         actors = [spawn() for _ in range(wanted)]
         running: dict = {}  # object ref -> (actor, spec, started)
         idle_since = time.monotonic()  # when the last actor was up with work to give
+        start_failures = 0
         try:
             while pending or running:
                 for i, actor in enumerate(actors):
                     if actor.pid is None and ray.wait([actor.started], timeout=0)[0]:
                         try:
                             actor.pid = ray.get(actor.started)
-                        except ray.exceptions.RayError:
+                        except ray.exceptions.RayError as exc:
+                            start_failures += 1
+                            if start_failures > 2 * len(actors):  # not a lost node: broken
+                                self._give_up(pending, on_result, "the Ray worker could not "
+                                              f"start: {type(exc).__name__}: {exc}"[:2000])
                             actors[i] = self._replace(ray, actor, spawn)
                 load = Counter(id(a) for a, _, _ in running.values())
                 for actor in actors:
@@ -105,8 +110,8 @@ class RayExecutor:
                 if running or any(a.pid is not None for a in actors):
                     idle_since = time.monotonic()
                 elif time.monotonic() - idle_since > START_TIMEOUT_S:
-                    self._give_up(pending, on_result)
-                    break
+                    self._give_up(pending, on_result, f"no Ray worker could start in "
+                                  f"{START_TIMEOUT_S:.0f}s (no node with a free CPU)")
                 waiting = list(running) + [a.started for a in actors if a.pid is None]
                 done, _ = ray.wait(waiting, num_returns=1, timeout=0.5)
                 for ref in done:
@@ -146,11 +151,9 @@ class RayExecutor:
         return spawn()
 
     @staticmethod
-    def _give_up(pending: deque[EpisodeSpec], on_result: OnResult) -> None:
-        """No actor could be placed for START_TIMEOUT_S (the cluster lost its nodes or has no
-        free CPU): the episodes not run are errors, which a resumed run retries."""
+    def _give_up(pending: deque[EpisodeSpec], on_result: OnResult, why: str) -> None:
+        """No actor can run the episodes left (none could be placed for START_TIMEOUT_S, or
+        they fail to start): each is recorded as an error, which a resumed run retries."""
         while pending:
-            spec = pending.popleft()
-            on_result(spec, error_trajectory(
-                spec, Termination.ERROR, f"no Ray worker could start in {START_TIMEOUT_S:.0f}s "
-                "(no node with a free CPU)"), {})
+            on_result(spec := pending.popleft(),
+                      error_trajectory(spec, Termination.ERROR, why), {})

@@ -4,8 +4,9 @@ trajectories is most of the time of `webtraj curate`).
 
 Chunk i goes to worker i mod n and each worker answers in the order it was asked, so results
 are taken in chunk order: the same bytes as one process. Requests and results cross the pipe
-as bytes (JSON, the JSONL already rendered, Parquet rows as an Arrow IPC stream), never
-pickled objects; at most `window` chunks per worker are in flight."""
+as bytes (the job as JSON once, then chunk numbers; results as the JSONL already rendered and
+Parquet rows as an Arrow IPC stream), never pickled objects; at most `window` chunks per
+worker are in flight."""
 
 from __future__ import annotations
 
@@ -76,10 +77,15 @@ def run_pool(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_js
             child.close()
             procs.append((proc, parent))
         n = len(procs)
+        # The job once (each worker reads it before anything else), then chunk numbers: a
+        # request always fits the pipe, so the driver never waits on a worker that is itself
+        # waiting to hand back a large result.
+        job = orjson.dumps({"root": root, "settings": settings_json, "chunks": chunks})
+        for _, conn in procs:
+            conn.send_bytes(job)
 
         def ask(i: int) -> None:
-            procs[i % n][1].send_bytes(orjson.dumps(
-                {"root": root, "items": chunks[i], "settings": settings_json}))
+            procs[i % n][1].send_bytes(_LEN.pack(i))
 
         asked = 0
         for i in range(len(chunks)):
@@ -113,18 +119,22 @@ def _answer(worker: tuple[mp.process.BaseProcess, Connection]):
     return decode_chunk(data[1:])
 
 
-def _requests(conn: Connection) -> Iterator[dict]:
+def _requests(conn: Connection) -> Iterator[int]:
     while data := conn.recv_bytes():
-        yield orjson.loads(data)
+        yield _LEN.unpack(data)[0]
 
 
 def _worker_main(parent_pid: int, conn: Connection) -> None:
     die_with_parent(parent_pid)
     from webtraj.execute.curation import process_chunk
 
-    for req in _requests(conn):
+    if not (data := conn.recv_bytes()):
+        return  # the driver stopped before sending the job
+    job = orjson.loads(data)
+    for i in _requests(conn):
         try:
-            out = process_chunk(req["root"], [tuple(x) for x in req["items"]], req["settings"])
+            items = [tuple(x) for x in job["chunks"][i]]
+            out = process_chunk(job["root"], items, job["settings"])
             conn.send_bytes(b"O" + encode_chunk(out))
         except Exception:  # noqa: BLE001 - sent to the driver, which stops the job with it
             conn.send_bytes(b"E" + traceback.format_exc().encode())

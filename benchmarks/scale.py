@@ -12,6 +12,7 @@
     with Ray, in the same run.
 
     .venv/bin/python benchmarks/scale.py [--parts episodes,curation] [--trajectories N]
+        [--keep DIR]
 """
 
 from __future__ import annotations
@@ -44,26 +45,26 @@ def episodes() -> None:
           f"{ray[0] / two[0]:.2f}x the 2 local workers (simulated cluster: one machine)")
 
 
-def curation(trajectories: int) -> None:
+def curation(trajectories: int, keep: Path | None) -> None:
+    print("(2) curation: floor, local, Ray, ratios, peak RSS", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        run = Path(tmp) / "run"
-        for executor in ("local", "ray"):
-            print(f"(2) curation, executor {executor}", flush=True)
-            subprocess.run([sys.executable, str(HERE / "curate_scale.py"), "--trajectories",
-                            str(trajectories), "--executor", executor, "--keep", str(run)],
-                           check=True)
+        run = keep or Path(tmp) / "run"
+        subprocess.run([sys.executable, str(HERE / "curate_scale.py"), "--trajectories",
+                        str(trajectories), "--executor", "local,ray", "--compare",
+                        "--keep", str(run)], check=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="episodes,curation")
     ap.add_argument("--trajectories", type=int, default=150_000)
+    ap.add_argument("--keep", type=Path, help="Generate the curation run here (or reuse it).")
     a = ap.parse_args()
     parts = {p.strip() for p in a.parts.split(",") if p.strip()}
     if "episodes" in parts:
         episodes()
     if "curation" in parts:
-        curation(a.trajectories)
+        curation(a.trajectories, a.keep)
 
 
 if __name__ == "__main__":

@@ -215,3 +215,36 @@ def test_cli_refuses_a_model_judge_without_a_model(small_run, tmp_path):
                                    "--out", str(tmp_path / "o")])
     assert res.exit_code != 0
     assert not (tmp_path / "o" / "stats.json").exists()
+
+
+# sha256 of the files curated from `small_run` (a third of the tasks in validation) before
+# curation ran on worker processes: a change to the bytes written changes the curated data.
+GOLDEN = {
+    "train.jsonl": "39ac42d62dc2542b0070382df37dac6a94dcfe2d7b992c0bf42e4d6459646abe",
+    "validation.jsonl": "04f4ddd4ad9678c2daddc06e261cfa1cb055aa843a118871917343ba4cd97b11",
+    "train.parquet": "3a2769870b82f74f0055e97aaa3b5139fbeedd5bb462e466685f48252afa7064",
+    "validation.parquet": "ad214c9cf0e09deb4a6a5f57026e6341b42a3bf8440d5f9eb63d3e550df2f36a",
+    "tasks.jsonl": "9adb819920d461a734ceb8d88c18c1183cf1a641931c750be80d992f17811f05",
+    "stats.json": "11d720e0a567cfeeb4c78f8a89ccffb5d07cb1246ce8425cbb25b7524ec542c9",
+}
+
+
+def _rows_digest(path: Path) -> str:
+    """Parquet by content (its bytes name the pyarrow version that wrote them)."""
+    import hashlib
+
+    table = pq.read_table(path)
+    return hashlib.sha256(orjson.dumps(table.to_pylist()) + str(table.schema).encode()
+                          ).hexdigest()
+
+
+@pytest.mark.parametrize("num_cpus", [1, 2])
+def test_curated_bytes_are_the_reference_bytes(small_run, tmp_path, num_cpus):
+    import hashlib
+
+    out = tmp_path / "out"
+    _curate(small_run, out, val_fraction=0.34, seed=_productive_seed(), rescore=False,
+            chunk_size=1, num_cpus=num_cpus)
+    got = {f: (_rows_digest(out / f) if f.endswith(".parquet")
+               else hashlib.sha256((out / f).read_bytes()).hexdigest()) for f in FILES}
+    assert got == GOLDEN

@@ -42,6 +42,8 @@ def curate(
                                     "through Ray, so they need not see the run's disk."),
     chunk_size: int = typer.Option(64, "--chunk-size", min=1,
                                    help="Trajectories per work unit."),
+    workers: int = typer.Option(None, "--workers", min=1, help="Processes (local) or CPUs "
+                                "of a Ray instance started here (default: every core)."),
     no_rescore: bool = typer.Option(False, "--no-rescore", help="Do not compute missing "
                                     "per-step scores; such trajectories are dropped."),
     out: Path = typer.Option(None, "--out", help="Output folder for the dataset."),  # noqa: B008
@@ -109,7 +111,7 @@ def curate(
                 progress.update(bar, completed=d, total=t)))
     job = CurateRun(run=run, out=out, settings=settings, val_fraction=val_fraction,
                     executor=executor, chunk_size=chunk_size, rescore=not no_rescore,
-                    ray_address=ray_address)
+                    ray_address=ray_address, num_cpus=workers)
     with Progress(TextColumn("[bold]curating"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err_console, transient=True) as progress:
         bar = progress.add_task("chunks", total=None)

@@ -1,14 +1,15 @@
 """`webtraj curate`: stream a run's trajectories in chunks, curate each, and write the
 dataset in trajectory-id order.
 
-Chunks are pure functions of (run, ids, settings), so the local executor and Ray tasks give
-the same records; the driver writes chunk results in chunk order (Ray results that finish
-early wait in a bounded window), hence byte-identical output. Only one window of chunks is
-ever in memory."""
+Chunks are pure functions of (run, ids, settings), so one process, local worker processes
+(`curation_pool`) and Ray tasks give the same records; the driver writes chunk results in
+chunk order (results that finish early wait in a bounded window), hence byte-identical
+output. Only one window of chunks is ever in memory."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from webtraj.curate.curve import CSRCurve, curve_from_score
 from webtraj.curate.instance import (
@@ -282,7 +283,9 @@ class CurateRun(BaseModel):
     executor: Executor = "local"
     chunk_size: int = 64
     rescore: bool = True
-    num_cpus: int | None = None
+    # Cores to use: local worker processes, or the CPUs of a Ray instance started here
+    # (None: every core). Local with one core (or one chunk) curates in this process.
+    num_cpus: int | None = Field(default=None, ge=1)
     ray_address: str | None = None
 
 
@@ -327,9 +330,14 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
             writer.add_task(task_id, line)
 
     try:
+        workers = min(job.num_cpus or os.cpu_count() or 1, len(chunks))
         if job.executor == "ray":
             _run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
                      job.ray_address)
+        elif workers > 1:
+            from webtraj.execute.curation_pool import run_pool
+
+            run_pool(str(root), chunks, settings_json, workers, take, on_chunk)
         else:
             for i, chunk in enumerate(chunks):
                 take(process_chunk(str(root), chunk, settings_json))

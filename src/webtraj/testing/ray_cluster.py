@@ -31,7 +31,8 @@ class LocalRayCluster:
         ray_bin = str(Path(sys.executable).parent / "ray")
         port = _free_port()
         self.address = f"127.0.0.1:{port}"
-        env = {**os.environ, "RAY_AUTH_MODE": "disabled"}
+        # A loaded machine (tests beside other work) registers a node slowly: wait longer.
+        env = {"RAY_raylet_start_wait_time_s": "120", **os.environ, "RAY_AUTH_MODE": "disabled"}
         common = ["--node-ip-address=127.0.0.1", f"--num-cpus={self.cpus}",
                   "--disable-usage-stats"]
         try:
@@ -55,8 +56,24 @@ class LocalRayCluster:
             raise
         return self
 
+    def kill_node(self, i: int) -> list[int]:
+        """SIGKILL node i (not the head) as a lost machine dies: its raylet, object store,
+        workers and everything they started, even in groups of their own (browsers).
+        Returns the pids killed."""
+        if i == 0:
+            raise ValueError("node 0 is the head: kill a worker node")
+        pgid = self._groups[i]
+        pids = _descendants({pid for pid in _pids() if _pgid(pid) == pgid})
+        for pid in pids:
+            with suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        self._groups[i] = -1
+        return sorted(pids)
+
     def stop(self) -> None:
         for pgid in self._groups:
+            if pgid < 0:  # killed already
+                continue
             with suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
         self._groups.clear()
@@ -69,3 +86,35 @@ def _free_port() -> int:
     with closing(socket.socket()) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _pids() -> list[int]:
+    return [int(d) for d in os.listdir("/proc") if d.isdigit()]
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _pgid(pid: int) -> int | None:
+    fields = _stat(pid)
+    return int(fields[2]) if fields else None
+
+
+def _descendants(roots: set[int]) -> set[int]:
+    """`roots` and every process below them."""
+    children: dict[int, list[int]] = {}
+    for pid in _pids():
+        if (fields := _stat(pid)) is not None:
+            children.setdefault(int(fields[1]), []).append(pid)
+    found, stack = set(roots), list(roots)
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found

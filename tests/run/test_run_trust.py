@@ -153,7 +153,10 @@ def test_server_errors_after_retries_are_an_error_but_garbage_is_the_agents(tmp_
             [t] = list(store.iter_trajectories())
         assert t.termination == "max_steps" and t.error is None  # unparseable: its own failure
         server.inject(Fault.server_error(503), times=None)
-        with execute_run(config, tmp_path / "down") as store:
+        # The same prompts as the first run (sandbox sites are named by their stable origin
+        # in prompts): past the cache, so that the model is asked again.
+        down = config.model_copy(update={"no_cache": True})
+        with execute_run(down, tmp_path / "down") as store:
             [t] = list(store.iter_trajectories())
     assert t.termination == "error" and "503" in t.error
 

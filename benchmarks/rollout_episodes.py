@@ -130,7 +130,7 @@ def part_f(args: argparse.Namespace) -> dict[str, float]:
     print(f"(f) {len(TASKS)} heuristic episodes per run, {args.repeats} interleaved repeats, "
           f"{cores} cores; baseline {args.baseline}")
     print("    version  workers x episodes   episodes/min steady (median, min)   per core   "
-          "with start-up   CPU used   CPU s/episode")
+          "with start-up   CPU used   CPU s/episode (reaped processes)")
     med: dict[tuple, float] = {}
     for c in configs:
         steady = [r["steady"] for r in results[c]]
@@ -154,6 +154,10 @@ def part_f(args: argparse.Namespace) -> dict[str, float]:
           f"{cpu_ratio:.2f}x")
     print(f"    per core, best after / best before: {per_core:.2f}x (target >= "
           f"{TARGET_PER_CORE}x: {'PASS' if per_core >= TARGET_PER_CORE else 'FAIL'})")
+    one_cpu = statistics.median(r["cpu"] for r in results[("after", 1, 1)])
+    print(f"    one worker alone keeps {one_cpu * 100:.0f}% of the machine busy (Chromium's "
+          f"processes run in parallel): at the same CPU per episode, more workers can give at "
+          f"most {1 / one_cpu:.2f}x")
     print(f"    2 workers / 1 worker (after): {workers:.2f}x; with {args.per_worker} episodes "
           f"each: {workers_best:.2f}x (target >= {TARGET_WORKERS}x: "
           f"{'PASS' if workers_best >= TARGET_WORKERS else 'FAIL'}); before: "

@@ -1,5 +1,7 @@
 """Small builders shared by tests."""
 
+import time
+
 from webtraj.model import Observation, Step, Task, Trajectory
 from webtraj.model.action import Action, ActionKind
 
@@ -22,3 +24,13 @@ def make_trajectory(task_id: str = "hotels-001", *, trial: int = 0, n_steps: int
 
 # A fixed "today" for sandbox-site tests, so task dates never depend on the real date.
 SANDBOX_TODAY = "2026-01-15"
+
+
+def wait_until(condition, timeout: float) -> bool:
+    """Poll `condition` every 0.2 s until it holds or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()

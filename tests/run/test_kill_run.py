@@ -9,12 +9,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from factories import SANDBOX_TODAY
+from factories import SANDBOX_TODAY, wait_until
 
 if not os.path.exists("/usr/bin/chromium") or not sys.platform.startswith("linux"):
     pytest.skip("needs Linux and Debian Chromium", allow_module_level=True)
@@ -56,15 +55,6 @@ def _accepts(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _wait(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def test_sigkill_of_run_leaves_no_process_and_no_listening_port(tmp_path):
     webtraj = Path(sys.executable).parent / "webtraj"
     log = (tmp_path / "run.log").open("wb")
@@ -80,7 +70,7 @@ def test_sigkill_of_run_leaves_no_process_and_no_listening_port(tmp_path):
             return (any("webtraj.sites" in c for c in tree.values())
                     and any("chromium" in c for c in tree.values()))
 
-        assert _wait(started, 90), (tree, (tmp_path / "run.log").read_text())
+        assert wait_until(started, 90), (tree, (tmp_path / "run.log").read_text())
         assert run.poll() is None, "the run ended before it could be killed"
         sites_cmd = next(c for c in tree.values() if "webtraj.sites" in c).split()
         base = int(sites_cmd[sites_cmd.index("--port-base") + 1])
@@ -91,7 +81,7 @@ def test_sigkill_of_run_leaves_no_process_and_no_listening_port(tmp_path):
         os.kill(run.pid, signal.SIGKILL)
         run.wait()
 
-        gone = _wait(lambda: all(_status(p) is None for p in kids), 30)
+        gone = wait_until(lambda: all(_status(p) is None for p in kids), 30)
         survivors = {p: tree[p] for p in kids if _status(p) is not None}
         assert gone, f"children outlived the run: {survivors}"
         assert not any(_accepts(p) for p in ports)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from factories import SANDBOX_TODAY as TODAY
+from factories import wait_until
 from webtraj.model.action import ACTION_PHRASE
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
@@ -61,15 +62,6 @@ def _run(cluster: LocalRayCluster, server: ScriptedLLMServer, out: Path, log: Pa
         stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
-def _wait(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def _outcomes(out: Path) -> dict[str, tuple[str, str | None, dict[str, float | None]]]:
     with RunStore.open(out) as store:
         result = {}
@@ -87,7 +79,7 @@ def test_lost_node_costs_only_its_episodes_and_resume_reruns_them(tmp_path, tmp_
         run = _run(cluster, server, out, log)
         try:
             # Every in-flight episode has asked the model for its first step.
-            assert _wait(lambda: gate.waiting >= IN_FLIGHT or run.poll() is not None, 240), \
+            assert wait_until(lambda: gate.waiting >= IN_FLIGHT or run.poll() is not None, 240), \
                 log.read_text()
             assert run.poll() is None, log.read_text()
             time.sleep(1.0)

@@ -7,7 +7,8 @@ from webtraj.report.outcomes import aggregate, outcomes
 
 
 def test_heuristic_full_suite(tmp_path):
-    config = RunConfig(suite="booking", agent="heuristic", today=TODAY, workers=2)
+    config = RunConfig(suite="booking", agent="heuristic", today=TODAY, workers=2,
+                       episodes_per_worker=2)
     with execute_run(config, tmp_path / "run") as store:
         items = outcomes(store)
         trajs = list(store.iter_trajectories())

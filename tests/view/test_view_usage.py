@@ -1,6 +1,6 @@
-"""Per-step model usage: the llm and mindact agents, against the scripted model server, record
-each step's calls and tokens on the step, they add up to the episode's total, and the
-trajectory page shows them."""
+"""Per-step model usage: the llm agent, against the scripted model server, records each step's
+calls and tokens on the step, they add up to the episode's total, and the trajectory page
+shows them (mindact's per-step usage: tests/run/test_run_llm_agent.py)."""
 
 from __future__ import annotations
 
@@ -46,22 +46,3 @@ def test_llm_agent_usage_per_step_on_the_page(tmp_path):
     assert "1 call · 1234 prompt + 56 completion tokens" in page
     assert "1 call · 2000 prompt + 7 completion tokens" in page
     assert "agent " in page and "settle " in page  # the step's timings
-
-
-def test_mindact_usage_counts_every_tournament_call(tmp_path):
-    def reply(request) -> str:
-        for line in request.last_user.splitlines():
-            if "Accept all cookies" in line and line[:2].rstrip(".").isalpha():
-                return f"Answer: {line[0]}. Action: CLICK Value:"
-        return "Answer: B. Action: CLICK Value:"
-
-    with ScriptedLLMServer(default=reply) as server:
-        config = RunConfig(suite="booking", agent="mindact", today=SANDBOX_TODAY,
-                           task_ids=("booking.hotels.02",), max_steps=2,
-                           llm=f"base_url={server.base_url},model=scripted")
-        with execute_run(config, tmp_path / "run") as store:
-            [t] = list(store.iter_trajectories())
-        requests = server.request_count
-    assert all(s.usage is not None and s.usage.prompt_tokens > 0 for s in t.steps)
-    assert sum(s.usage.calls for s in t.steps) == requests
-    assert t.metadata["llm_usage"]["total"]["calls"] == requests

@@ -24,7 +24,7 @@ from webtraj.browser.html_clean import clean_html
 from webtraj.browser.records import BrowserObservation, DialogRecord
 from webtraj.browser.tabs import TabManager
 
-# Errors that mean "the document changed under us": worth a retry after the page settles.
+# Installed in every document: a blinking caret must never make two captures differ.
 HIDE_CARET_SCRIPT = """(() => {
   const hide = () => {
     const sheet = new CSSStyleSheet();
@@ -34,6 +34,7 @@ HIDE_CARET_SCRIPT = """(() => {
   try { hide(); } catch (e) { /* a document that takes no style sheets */ }
 })();"""
 
+# Errors that mean "the document changed under us": worth a retry after the page settles.
 _TRANSIENT = ("detached", "context was destroyed", "navigat", "target closed", "crashed")
 
 

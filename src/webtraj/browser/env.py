@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
 
-from playwright.async_api import Browser, BrowserContext, Locator
+from playwright.async_api import Browser, BrowserContext, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from webtraj.browser.actions import ActionFailed, ActionRunner
@@ -152,10 +152,12 @@ class BrowserEnv:
                               ) -> BrowserObservation:
         """Wait for the active tab to settle (as after an action), then observe it."""
         tabs, _ = self._live()
-        await settle(await tabs.current(), self._monitor,
-                     timeout_ms=self.config.settle_timeout_ms,
-                     dom_quiet_ms=self.config.dom_quiet_ms)
+        await self._settle(await tabs.current())
         return await self.observe(times=times)
+
+    async def _settle(self, page: Page) -> None:
+        await settle(page, self._monitor, timeout_ms=self.config.settle_timeout_ms,
+                     dom_quiet_ms=self.config.dom_quiet_ms)
 
     async def _perform(self, action: Action, times: dict[str, float] | None = None
                        ) -> str | None:
@@ -168,9 +170,7 @@ class BrowserEnv:
         except ActionFailed as exc:
             error = str(exc)
         t1 = time.perf_counter()
-        page = await tabs.current()
-        await settle(page, self._monitor, timeout_ms=self.config.settle_timeout_ms,
-                     dom_quiet_ms=self.config.dom_quiet_ms)
+        await self._settle(await tabs.current())
         times["action"], times["settle"] = t1 - t0, time.perf_counter() - t1
         return error
 

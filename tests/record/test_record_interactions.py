@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 
 from demo_site import DemoSite
 from person import Person, attach, free_port, start_recorder
 from playwright.async_api import async_playwright
+from sandbox_demos import run_cli
 
 from webtraj.model.action import ActionKind
 from webtraj.store import RunStore
@@ -144,3 +146,60 @@ def test_a_tab_the_person_opens_is_new_tab(tmp_path):
     assert traj.steps[1].observation.url == "about:blank"
     assert len(traj.steps[1].observation.tabs) == 2 and traj.answer == "ok"
     assert len(traj.steps[2].observation.tabs) == 1
+
+
+def test_a_killed_recorder_leaves_its_steps_to_the_next_one(tmp_path):
+    """SIGKILL mid-task: nothing is stored then; the next `webtraj record` into the run stores
+    the journaled steps and HAR as an error trajectory first, then records the task again."""
+    with DemoSite() as site:
+        port = free_port()
+        proc = start_recorder(["--url", site.url + "/", "--intent", "Like the demo page",
+                               "--out", str(tmp_path / "demos")], port, tmp_path / "killed.log")
+        try:
+            async def act_then_die() -> None:
+                async with async_playwright() as pw:
+                    person = Person(await attach(pw, port, proc))
+                    page = await person.start("Like the demo")
+                    await person.act(page, page.get_by_role("button", name="Like").click)
+                    await person.act(page, page.get_by_role("link", name="Details",
+                                                             exact=True).click)
+                    proc.send_signal(signal.SIGKILL)
+                    proc.wait(30)
+            asyncio.run(act_then_die())
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        with RunStore.open(tmp_path / "demos") as store:
+            assert len(store) == 0  # the kill stored nothing
+
+        async def finish(person: Person, page, browser) -> None:
+            await person.finish("again")
+
+        with _record(tmp_path, site, finish) as store:
+            trajs = sorted(store.iter_trajectories(), key=lambda t: t.trial)
+            har = store.trajectory_dir(trajs[0].trajectory_id) / "network.har"
+            har_text = har.read_text() if har.exists() else ""
+    killed, again = trajs
+    assert killed.trial == 0 and killed.termination == "error"
+    assert "recorder ended before the task was finished" in killed.error
+    assert [s.action.kind for s in killed.steps] == [K.CLICK, K.CLICK], killed.steps
+    assert killed.steps[1].observation.url == site.url + "/"
+    assert killed.network_trace == "network.har" and "/details" in har_text
+    assert again.trial == 1 and again.termination == "stop" and again.answer == "again"
+
+
+def test_a_second_recorder_into_the_same_run_is_refused(tmp_path):
+    with DemoSite() as site:
+        async def second_then_finish(person: Person, page, browser) -> None:
+            res = await asyncio.to_thread(run_cli, "record", "--url", site.url + "/",
+                                          "--intent", "Other", "--out", str(tmp_path / "demos"),
+                                          "--headless")
+            assert res.returncode == 2, res.stdout + res.stderr
+            assert "another `webtraj record` is recording into this run" in res.stdout + \
+                res.stderr and "Traceback" not in res.stderr
+            await person.finish("done")
+
+        with _record(tmp_path, site, second_then_finish) as store:
+            (traj,) = list(store.iter_trajectories())
+    assert traj.termination == "stop" and traj.answer == "done"

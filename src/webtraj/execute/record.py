@@ -5,11 +5,18 @@ The run directory, run.json (settings with agent `human`, the sandbox date, seed
 index, redaction and atomic writes are the run store's; scoring is the run's `ScoringStage`;
 the sandbox is served as for `--suite` or a task file naming its sites. Steps are journaled
 as they are made in a scratch folder outside the run (as a worker's are), so an interrupted
-recording is stored with what was recorded. Recording the same task again adds a trial."""
+recording is stored with what was recorded: the browser closing ends the task at once; a
+recorder that was killed leaves its journal in the run's scratch folder (one per run, kept
+outside it: nothing unredacted in the run), which the next `webtraj record` into that run
+stores first as an error with the steps it journaled. Recording the same task again adds a
+trial."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import hashlib
 import os
 import re
 import shutil
@@ -20,8 +27,8 @@ from pathlib import Path
 
 from webtraj.browser.config import EnvConfig
 from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
-from webtraj.execute.episode import StepJournal, drop_journals, episode_artifacts
-from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
+from webtraj.execute.episode import EpisodeSpec, StepJournal, episode_artifacts, error_trajectory
+from webtraj.model import InputError, RunInfo, Score, Task, Termination, Trajectory
 from webtraj.model.base import FrozenModel
 from webtraj.model.run import RunConfig
 from webtraj.record.panel import Panel
@@ -48,6 +55,64 @@ class RecordedTask(FrozenModel):
     steps: int
     error: str | None
     scores: dict[str, float | None]
+
+
+INTERRUPTED = ("the recorder ended before the task was finished (killed or crashed); "
+               "the steps it had recorded are kept")
+
+
+class RecordingScratch:
+    """The run's scratch folder for recordings in progress: one per run, outside it, owned
+    by one recorder at a time (a lock), and kept when the recorder is killed so the next one
+    can store what it journaled."""
+
+    def __init__(self, out: Path) -> None:
+        digest = hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:16]
+        self.root = Path(tempfile.gettempdir()) / f"webtraj-record-{digest}"
+        self._lock: int | None = None
+
+    def __enter__(self) -> RecordingScratch:
+        self.root.mkdir(mode=0o700, exist_ok=True)
+        fd = os.open(self.root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise InputError("another `webtraj record` is recording into this run; "
+                             "wait for it to end", field="out") from None
+        self._lock = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Removed once every task begun here is stored; otherwise kept for recovery."""
+        if not any(self.root.glob("*.spec.json")):
+            shutil.rmtree(self.root, ignore_errors=True)
+        if self._lock is not None:
+            os.close(self._lock)
+
+    def begin(self, spec: EpisodeSpec) -> Path:
+        """The task's workdir; its spec is written beside it first, for recovery."""
+        workdir = self.root / spec.trajectory_id
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        journal = self.root / f"{spec.trajectory_id}.spec.json"
+        part = journal.with_suffix(".part")
+        part.write_text(spec.model_dump_json())
+        part.replace(journal)
+        return workdir
+
+    def end(self, spec: EpisodeSpec) -> None:
+        shutil.rmtree(self.root / spec.trajectory_id, ignore_errors=True)
+        (self.root / f"{spec.trajectory_id}.spec.json").unlink(missing_ok=True)
+
+    def interrupted(self) -> list[tuple[EpisodeSpec, Path]]:
+        """The tasks a killed recorder left, with their workdirs."""
+        found = []
+        for path in sorted(self.root.glob("*.spec.json")):
+            with contextlib.suppress(OSError, ValueError):
+                found.append((EpisodeSpec.model_validate_json(path.read_bytes()),
+                              self.root / path.name.removesuffix(".spec.json")))
+        return found
 
 
 def url_task(url: str, intent: str) -> Task:
@@ -97,9 +162,8 @@ def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWind
     store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
                                                  seed=config.seed, settings=config))
     with ExitStack() as stack:
+        scratch = stack.enter_context(RecordingScratch(out))
         tasks, session_urls = _tasks(stack, store, config, url_tasks or [])
-        scratch = Path(tempfile.mkdtemp(prefix="webtraj-record-"))
-        stack.callback(shutil.rmtree, scratch, ignore_errors=True)
         envs = RunEnvironments(store.info)
         scored: dict[str, list[Score]] = {}
         stage = None
@@ -109,7 +173,6 @@ def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWind
                 on_scored=lambda t, s: scored.__setitem__(t.trajectory_id, s)))
             for tid in unscored_trajectories(store):  # an interrupted session's last task
                 stage.submit(store.load_trajectory(tid), store.trajectory_dir(tid))
-        done = store.completed(agent=HUMAN)
         env = EnvConfig(allowed_origins=config.allow_origins)
 
         def store_one(traj: Trajectory, workdir: Path) -> None:
@@ -119,6 +182,12 @@ def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWind
             if stage is not None:
                 stage.submit(traj, folder)
 
+        for spec, workdir in scratch.interrupted():
+            if (spec.task.task_id, spec.trial) not in store.completed(agent=HUMAN):
+                store_one(error_trajectory(spec, Termination.ERROR, INTERRUPTED, workdir),
+                          workdir)
+            scratch.end(spec)
+        done = store.completed(agent=HUMAN)
         asyncio.run(_record_all(tasks, done, scratch, env, window, settings, store_one))
         if stage is not None:
             stage.close()
@@ -132,7 +201,7 @@ def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWind
     return store
 
 
-async def _record_all(tasks: list[Task], done: set[tuple[str, int]], scratch: Path,
+async def _record_all(tasks: list[Task], done: set[tuple[str, int]], scratch: RecordingScratch,
                       env: EnvConfig, window: BrowserWindow, settings: RecordSettings,
                       store_one: Callable[[Trajectory, Path], None]) -> None:
     from playwright.async_api import async_playwright
@@ -150,18 +219,18 @@ async def _record_all(tasks: list[Task], done: set[tuple[str, int]], scratch: Pa
                 if not browser.is_connected():
                     break
                 trial = next(k for k in range(len(done) + 1) if (task.task_id, k) not in done)
-                workdir = scratch / Trajectory.make_id(task.task_id, HUMAN, trial)
-                workdir.mkdir(parents=True, exist_ok=True)
+                spec = EpisodeSpec(task=task, trial=trial, agent=HUMAN, html=settings.html,
+                                   timeout_s=settings.timeout_s,
+                                   screenshots=settings.screenshots)
+                workdir = scratch.begin(spec)
                 journal = StepJournal(workdir)
                 recorder = Recorder(browser, task, workdir, env, panel, settings, trial=trial,
                                     on_step=journal.append)
                 messages.append(recorder)
                 await panel.show_task(task.intent, f"Task {n} of {len(tasks)}: {task.task_id}")
-                try:
-                    traj = await recorder.record()
-                finally:
-                    drop_journals(workdir)
-                store_one(traj, workdir)
+                traj = await recorder.record()
+                store_one(traj, workdir)  # the journals are not artifacts
+                scratch.end(spec)
                 if recorder.interrupted:
                     raise asyncio.CancelledError  # stored; Control+C ends the session
         finally:

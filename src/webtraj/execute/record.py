@@ -73,6 +73,11 @@ class RecordingScratch:
 
     def __enter__(self) -> RecordingScratch:
         self.root.mkdir(mode=0o700, exist_ok=True)
+        st = self.root.lstat()
+        if not self.root.is_dir() or self.root.is_symlink() or st.st_uid != os.getuid() \
+                or st.st_mode & 0o077:
+            raise InputError(f"the recording scratch folder {self.root} is not a private "
+                             "folder of this user; remove it and record again", field="out")
         fd = os.open(self.root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

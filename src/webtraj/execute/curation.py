@@ -34,6 +34,7 @@ from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
 from webtraj.model.curation import CurationDecision
+from webtraj.model.no_gc import no_gc
 from webtraj.model.run import RunInfo
 from webtraj.store.decisions import DecisionWriter
 from webtraj.store.reader import (
@@ -124,15 +125,20 @@ def process_chunk(root: str, items: Sequence[tuple[str, str]], settings_json: st
     """Curate one chunk read from the run's folder: items are (trajectory_id, split), in
     output order."""
     settings = CurateSettings.model_validate_json(settings_json)
-    return curate_chunk(load_chunk(Path(root), [tid for tid, _ in items], settings.evaluators()),
-                        items, settings)
+    ids = [tid for tid, _ in items]
+    # The chunk's trajectories are freed before the collector resumes (they are acyclic).
+    with no_gc():
+        out = curate_chunk(load_chunk(Path(root), ids, settings.evaluators()), items, settings)
+    return out
 
 
 def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
                       settings_json: str) -> ChunkOut:
     """The same, on a chunk the driver read (a Ray worker need not see the run's disk)."""
-    return curate_chunk(parse_chunk(raw), items,
-                        CurateSettings.model_validate_json(settings_json))
+    settings = CurateSettings.model_validate_json(settings_json)
+    with no_gc():
+        out = curate_chunk(parse_chunk(raw), items, settings)
+    return out
 
 
 def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],

@@ -12,7 +12,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
+from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk
 from webtraj.model.curation import CurationDecision
 from webtraj.model.no_gc import no_gc
 from webtraj.model.run import RunInfo
@@ -81,18 +82,6 @@ class CurateSettings(BaseModel):
         return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]
 
 
-@dataclass
-class ChunkOut:
-    jsonl: dict[str, bytes] = field(default_factory=dict)
-    # Parquet rows per split as Arrow batches: built in the worker, moved without pickling.
-    batches: dict[str, Any] = field(default_factory=dict)
-    tasks: list[tuple[str, bytes]] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
-    steps_read: int = 0
-    # One CurationDecision (JSON) per trajectory of the chunk, for the run's index.
-    decisions: list[bytes] = field(default_factory=list)
-
-
 _CLIENTS: dict[tuple[str, bool], Any] = {}
 
 
@@ -133,12 +122,14 @@ def process_chunk(root: str, items: Sequence[tuple[str, str]], settings_json: st
 
 
 def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
-                      settings_json: str) -> ChunkOut:
-    """The same, on a chunk the driver read (a Ray worker need not see the run's disk)."""
+                      settings_json: str) -> bytes:
+    """The same, on a chunk the driver read (a Ray worker need not see the run's disk),
+    answered in its wire form (bytes the driver decodes, nothing pickled or kept pinned in
+    Ray's object store while the writer buffers rows)."""
     settings = CurateSettings.model_validate_json(settings_json)
     with no_gc():
         out = curate_chunk(parse_chunk(raw), items, settings)
-    return out
+    return encode_chunk(out)
 
 
 def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
@@ -358,12 +349,25 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     return CurateResult(stats=stats, steps_read=steps_read, bytes_written=writer.bytes_written)
 
 
+# A Ray instance started for curation gets an object store sized to the chunks in flight
+# (each one's trajectories in and records out, ~64 KiB per trajectory at most for sandbox
+# runs) instead of Ray's default of 30% of the machine's memory: every process mapping the
+# store keeps the pages it ever touched resident, and the allocator cycles through all of
+# it. More than this in flight spills to disk (slower, same bytes); Ray's minimum is 75 MiB.
+_STORE_PER_TRAJECTORY = 64 * 1024
+_STORE_MIN = 80 * 2**20
+
+
 def _run_ray(root: str, chunks: list, settings_json: str, take: Callable[[ChunkOut], None],
              on_chunk: Callable[[int, int], None] | None, num_cpus: int | None,
              address: str | None = None) -> None:
     from webtraj.execute.ray_cluster import connect
 
-    ray = connect(address, num_cpus=num_cpus)
+    # Two chunks in flight per CPU keep every worker busy while the driver reads the next.
+    cpus = num_cpus or os.cpu_count() or 1
+    largest = max((len(c) for c in chunks), default=1)
+    store = max(_STORE_MIN, 2 * cpus * largest * _STORE_PER_TRAJECTORY)
+    ray = connect(address, num_cpus=num_cpus, object_store_bytes=store)
     remote = ray.remote(num_cpus=1, max_retries=1)(process_raw_chunk)
     evaluators = CurateSettings.model_validate_json(settings_json).evaluators()
     window = 2 * int(ray.available_resources().get("CPU", 1) or 1)
@@ -380,7 +384,7 @@ def _run_ray(root: str, chunks: list, settings_json: str, take: Callable[[ChunkO
         done, _ = ray.wait(list(refs), num_returns=1)
         for ref in done:
             i = refs[ref]
-            ready[i] = ray.get(ref)
+            ready[i] = decode_chunk(ray.get(ref))
             del submitted[i]
         while next_write in ready:
             take(ready.pop(next_write))

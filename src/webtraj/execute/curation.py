@@ -363,14 +363,15 @@ def _run_ray(root: str, chunks: list, settings_json: str, take: Callable[[ChunkO
              address: str | None = None) -> None:
     from webtraj.execute.ray_cluster import connect
 
-    # Two chunks in flight per CPU keep every worker busy while the driver reads the next.
+    # One chunk per CPU in flight plus one queued keeps every worker busy while the driver
+    # reads the next; Ray spills past 80% of the store, hence the margin.
     cpus = num_cpus or os.cpu_count() or 1
     largest = max((len(c) for c in chunks), default=1)
-    store = max(_STORE_MIN, 2 * cpus * largest * _STORE_PER_TRAJECTORY)
+    store = max(_STORE_MIN, (cpus + 1) * largest * _STORE_PER_TRAJECTORY * 5 // 4)
     ray = connect(address, num_cpus=num_cpus, object_store_bytes=store)
     remote = ray.remote(num_cpus=1, max_retries=1)(process_raw_chunk)
     evaluators = CurateSettings.model_validate_json(settings_json).evaluators()
-    window = 2 * int(ray.available_resources().get("CPU", 1) or 1)
+    window = int(ray.available_resources().get("CPU", 1) or 1) + 1
     submitted: dict[int, Any] = {}
     ready: dict[int, ChunkOut] = {}
     next_submit = next_write = 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +33,7 @@ from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
-from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk
+from webtraj.execute.chunk_wire import ChunkOut, encode_chunk
 from webtraj.model.curation import CurationDecision
 from webtraj.model.no_gc import no_gc
 from webtraj.model.run import RunInfo
@@ -44,7 +44,6 @@ from webtraj.store.reader import (
     load_chunk,
     missing_curves,
     parse_chunk,
-    read_chunk,
     trajectory_items,
 )
 
@@ -132,14 +131,16 @@ def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
     return encode_chunk(out)
 
 
-def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
+def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
                  settings: CurateSettings) -> ChunkOut:
+    """Decide every trajectory as it comes (dropped ones are let go at once: most are), then
+    relabel and render the kept ones."""
     stats = CurationStats(judge=settings.judge, second_judge=settings.second_judge,
                           relabel=settings.relabel, seed=settings.seed, val_fraction=0.0)
     first_ev, *rest = settings.evaluators()
     second_ev = rest[0] if rest else None
     split_of = dict(items)
-    decided: list[tuple[Loaded, Selection | Drop]] = []
+    decided: list[tuple[Loaded, Selection]] = []
     out = ChunkOut()
 
     def decide(tid: str, drop: Drop | None = None, sel: Selection | None = None,
@@ -162,7 +163,6 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
             stats.trajectories += 1
             drop = Drop(reason=DropReason.UNREADABLE, detail=ld.error or "")
             stats.add_drop(drop)
-            decided.append((ld, Drop(reason=DropReason.UNREADABLE)))
             decide(ld.trajectory_id, drop)
             continue
         traj = ld.trajectory
@@ -178,11 +178,11 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
         if isinstance(sel, Drop):
             stats.add_drop(sel)
             decide(ld.trajectory_id, sel)
-        decided.append((ld, sel))
+        else:
+            decided.append((ld, sel))
     # Relabeling: rule-based inline; model-based as one batch per chunk.
     relabels: dict[str, Relabeled | str] = {}
-    needs = [(ld, sel) for ld, sel in decided
-             if isinstance(sel, Selection) and sel.needs_relabel]
+    needs = [(ld, sel) for ld, sel in decided if sel.needs_relabel]
     if needs and settings.relabel == "rule":
         for ld, sel in needs:
             relabels[ld.trajectory_id] = rule_relabel(ld.trajectory.task, sel.satisfied,
@@ -193,8 +193,6 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
     jsonl: dict[str, list[bytes]] = {s: [] for s in (TRAIN, VALIDATION)}
     columns = {s: empty_columns() for s in (TRAIN, VALIDATION)}
     for ld, sel in decided:
-        if not isinstance(sel, Selection):
-            continue
         traj = ld.trajectory
         rel = relabels.get(ld.trajectory_id)
         if isinstance(rel, str):
@@ -305,8 +303,9 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     stats = CurationStats(judge=job.settings.judge, second_judge=job.settings.second_judge,
                           relabel=job.settings.relabel, seed=job.settings.seed,
                           val_fraction=job.val_fraction, rescored_trajectories=rescored)
-    all_tasks = {task for _, task in items}
-    stats.split_tasks = {VALIDATION: len(validation), TRAIN: len(all_tasks) - len(validation)}
+    n_tasks = len({task for _, task in items})
+    stats.split_tasks = {VALIDATION: len(validation), TRAIN: n_tasks - len(validation)}
+    del items, split_items  # the chunks hold what is left to do (at 150k, tens of MB less)
     # Decisions are written in one transaction on the run's index, committed with the dataset
     # (a concurrent writer to the same run waits for the curation to finish).
     log = DecisionWriter(root)
@@ -329,8 +328,10 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     try:
         workers = min(job.num_cpus or os.cpu_count() or 1, len(chunks))
         if job.executor == "ray":
-            _run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
-                     job.ray_address)
+            from webtraj.execute.curation_ray import run_ray
+
+            run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
+                    job.ray_address)
         elif workers > 1:
             from webtraj.execute.curation_pool import run_pool
 
@@ -347,48 +348,3 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
         raise
     log.commit()
     return CurateResult(stats=stats, steps_read=steps_read, bytes_written=writer.bytes_written)
-
-
-# A Ray instance started for curation gets an object store sized to the chunks in flight
-# (each one's trajectories in and records out, ~64 KiB per trajectory at most for sandbox
-# runs) instead of Ray's default of 30% of the machine's memory: every process mapping the
-# store keeps the pages it ever touched resident, and the allocator cycles through all of
-# it. More than this in flight spills to disk (slower, same bytes); Ray's minimum is 75 MiB.
-_STORE_PER_TRAJECTORY = 64 * 1024
-_STORE_MIN = 80 * 2**20
-
-
-def _run_ray(root: str, chunks: list, settings_json: str, take: Callable[[ChunkOut], None],
-             on_chunk: Callable[[int, int], None] | None, num_cpus: int | None,
-             address: str | None = None) -> None:
-    from webtraj.execute.ray_cluster import connect
-
-    # One chunk per CPU in flight plus one queued keeps every worker busy while the driver
-    # reads the next; Ray spills past 80% of the store, hence the margin.
-    cpus = num_cpus or os.cpu_count() or 1
-    largest = max((len(c) for c in chunks), default=1)
-    store = max(_STORE_MIN, (cpus + 1) * largest * _STORE_PER_TRAJECTORY * 5 // 4)
-    ray = connect(address, num_cpus=num_cpus, object_store_bytes=store)
-    remote = ray.remote(num_cpus=1, max_retries=1)(process_raw_chunk)
-    evaluators = CurateSettings.model_validate_json(settings_json).evaluators()
-    window = int(ray.available_resources().get("CPU", 1) or 1) + 1
-    submitted: dict[int, Any] = {}
-    ready: dict[int, ChunkOut] = {}
-    next_submit = next_write = 0
-    while next_write < len(chunks):
-        while next_submit < len(chunks) and len(submitted) + len(ready) < window:
-            chunk = chunks[next_submit]
-            raw = read_chunk(Path(root), [tid for tid, _ in chunk], evaluators)
-            submitted[next_submit] = remote.remote(raw, chunk, settings_json)
-            next_submit += 1
-        refs = {ref: i for i, ref in submitted.items()}
-        done, _ = ray.wait(list(refs), num_returns=1)
-        for ref in done:
-            i = refs[ref]
-            ready[i] = decode_chunk(ray.get(ref))
-            del submitted[i]
-        while next_write in ready:
-            take(ready.pop(next_write))
-            next_write += 1
-            if on_chunk:
-                on_chunk(next_write, len(chunks))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,25 +89,25 @@ def _trajectory_file(root: str, tid: str) -> str:
     return os.path.join(root, TRAJECTORIES, tid, TRAJECTORY_JSON)
 
 
-def parse_chunk(raw: RawChunk) -> list[Loaded]:
+def parse_chunk(raw: RawChunk) -> Iterator[Loaded]:
+    """The chunk's trajectories one at a time (a consumer that drops most of them never
+    holds them all parsed at once)."""
     scores: dict[str, dict[str, Score]] = {}
     for tid, ev, *row in raw.score_rows:
         try:
             scores.setdefault(tid, {})[ev] = score_from_row(ev, *row)
         except ValueError:
             continue  # an unreadable stored score counts as no score
-    out = []
     for tid, data, error in raw.files:
         if data is None:
-            out.append(Loaded(tid, None, {}, error=error))
+            yield Loaded(tid, None, {}, error=error)
             continue
         try:
             traj = Trajectory.from_json_bytes(data, file=_trajectory_file(raw.root, tid))
         except InputError as exc:
-            out.append(Loaded(tid, None, {}, error=str(exc)))
+            yield Loaded(tid, None, {}, error=str(exc))
             continue
-        out.append(Loaded(tid, traj, scores.get(tid, {})))
-    return out
+        yield Loaded(tid, traj, scores.get(tid, {}))
 
 
 def _score_rows(conn: sqlite3.Connection, ids: Sequence[str],
@@ -128,5 +128,5 @@ def _score_rows(conn: sqlite3.Connection, ids: Sequence[str],
     return [(tid, ev, *row[2:]) for (tid, ev), row in chosen.items()]
 
 
-def load_chunk(root: Path, ids: Sequence[str], evaluators: Sequence[str]) -> list[Loaded]:
+def load_chunk(root: Path, ids: Sequence[str], evaluators: Sequence[str]) -> Iterator[Loaded]:
     return parse_chunk(read_chunk(root, ids, evaluators))

@@ -22,7 +22,8 @@ each executor. The floor is measured once; each executor's run gets the load ave
 it (on a shared machine wall times include other work).
 
     .venv/bin/python benchmarks/curate_scale.py [--trajectories 150000]
-        [--executor local,ray] [--compare] [--keep DIR]   # reuse/keep the run (~6 GB)
+        [--executor local,ray] [--compare] [--chunk-size 256]
+        [--keep DIR]   # reuse/keep the run (~6 GB)
 """
 
 from __future__ import annotations
@@ -179,11 +180,11 @@ def child_floor(root: str, out: str) -> None:
             fh.write(Path(entry.path, "trajectory.json").read_bytes())
 
 
-def child_curate(root: str, out: str, executor: str) -> None:
+def child_curate(root: str, out: str, executor: str, chunk_size: str = "256") -> None:
     from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
 
     job = CurateRun(run=Path(root), out=Path(out), settings=CurateSettings(judge="rule"),
-                    executor=executor, chunk_size=256, num_cpus=2)
+                    executor=executor, chunk_size=int(chunk_size), num_cpus=2)
     res = curate_run(job)
     s = res.stats
     print(f"  trajectories {s.trajectories}, steps in {s.steps_in}, fully successful "
@@ -272,7 +273,7 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child-floor":
         return child_floor(sys.argv[2], sys.argv[3])
     if len(sys.argv) > 1 and sys.argv[1] == "--child-curate":
-        return child_curate(sys.argv[2], sys.argv[3], sys.argv[4])
+        return child_curate(*sys.argv[2:6])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trajectories", type=int, default=150_000)
     ap.add_argument("--mean-steps", type=float, default=6.2,
@@ -282,6 +283,8 @@ def main() -> None:
                     help="Comma-separated executors to measure (local, ray), in order.")
     ap.add_argument("--compare", action="store_true",
                     help="Check that every executor writes the bytes the first one wrote.")
+    ap.add_argument("--chunk-size", type=int, default=256,
+                    help="Trajectories per chunk (webtraj curate's default is 64).")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", type=Path, help="Generate the run here (or reuse it).")
     a = ap.parse_args()
@@ -313,7 +316,7 @@ def main() -> None:
             print(f"curate, executor {executor}:", flush=True)
             load_before = os.getloadavg()[0]
             cur_t, cur_rss, cur_pss, cur_cpu = measure(["--child-curate", str(run), str(out),
-                                                        executor])
+                                                        executor, str(a.chunk_size)])
             load = (load_before + os.getloadavg()[0]) / 2
             out_mb = sum(f.stat().st_size for f in out.iterdir()) / 1e6
             results[executor] = (cur_t, cur_rss, cur_cpu)

@@ -179,3 +179,28 @@ def test_a_closed_pipe_is_not_a_bug():
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
     assert b"internal error" not in err and b"Traceback" not in err, err
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "[::]"])
+def test_an_unspecified_sandbox_host_is_a_usage_error(tmp_path, host):
+    """0.0.0.0 would serve the sites on every interface but record URLs that lead nowhere."""
+    proc = webtraj("run", "--suite", "booking", "--agent", "heuristic", "--sandbox-host", host,
+                   "--out", str(tmp_path / "r"))
+    no_traceback(proc)
+    assert proc.returncode == 2
+    assert f"--sandbox-host {host}:" in flat(proc.stderr)
+    assert "names no machine" in flat(proc.stderr)
+    assert not (tmp_path / "r").exists()
+
+
+def test_library_runs_refuse_an_unspecified_sandbox_host_too(tmp_path):
+    from webtraj.execute.run import RunConfig, execute_run
+    from webtraj.execute.sandbox import reachable_sandbox_host
+    from webtraj.model import InputError
+
+    assert reachable_sandbox_host("10.1.2.3") == "10.1.2.3"
+    assert reachable_sandbox_host("node-7.cluster") == "node-7.cluster"
+    config = RunConfig(suite="booking", agent="heuristic", sandbox_host="0.0.0.0", limit=1)
+    with pytest.raises(InputError, match="sandbox_host.*names no machine"), \
+            execute_run(config, tmp_path / "r"):
+        pass

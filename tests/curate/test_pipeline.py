@@ -180,6 +180,19 @@ def _bytes_of(run, out, **kw):
     return _bytes(out)
 
 
+def _decisions(run: Path, out: Path) -> dict[str, dict]:
+    """The curation decisions the run's index holds for the dataset at `out`, unstamped."""
+    import sqlite3
+
+    from webtraj.store.decisions import decisions_of
+
+    with sqlite3.connect(run / "index.sqlite") as conn:
+        ids = [tid for (tid,) in conn.execute("SELECT trajectory_id FROM trajectories")]
+        return {tid: d.model_dump(exclude={"dataset", "curated_at"})
+                for tid in ids for d in decisions_of(conn, tid)
+                if d.dataset == str(out.resolve())}
+
+
 def test_ray_executor_gives_byte_identical_output(small_run, tmp_path, monkeypatch):
     pytest.importorskip("ray")
     monkeypatch.setattr("webtraj.curate.writers.ROW_GROUP", 3)
@@ -187,6 +200,19 @@ def test_ray_executor_gives_byte_identical_output(small_run, tmp_path, monkeypat
     ray_out = _bytes_of(small_run, tmp_path / "ray", chunk_size=2, executor="ray",
                         num_cpus=2)
     assert local == ray_out
+    decided = _decisions(small_run, tmp_path / "local")
+    assert len(decided) == 6
+    assert _decisions(small_run, tmp_path / "ray") == decided
+
+
+def test_worker_processes_record_every_decision(small_run, tmp_path):
+    """Worker processes send each trajectory's decision back with the records (they were
+    once lost on the way, leaving the run's index without them)."""
+    _curate(small_run, tmp_path / "one", rescore=False, chunk_size=2, num_cpus=1)
+    _curate(small_run, tmp_path / "pool", rescore=False, chunk_size=2, num_cpus=2)
+    one = _decisions(small_run, tmp_path / "one")
+    assert len(one) == 6 and sum(d["kept"] for d in one.values()) == 4
+    assert _decisions(small_run, tmp_path / "pool") == one
 
 
 def test_two_judges_filter_from_the_command_line(tmp_path):

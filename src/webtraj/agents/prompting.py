@@ -52,26 +52,59 @@ EXAMPLE_ASSISTANT = (
     f"there without submitting yet.\n{ACTION_PHRASE} ```type [5] [Austin] [0]```")
 
 
-def history_lines(history: Sequence[Step], window: int) -> list[str]:
-    taken = [s for s in history if s.action is not None or s.error]
-    shown = taken[-window:] if window > 0 else []
+def history_entry(step: Step) -> str:
+    """One previous action as the prompt lists it, without its number."""
+    act = action_text(step.action)
+    why = " ".join(step.reasoning.split())[:300]
+    err = f" [error: {step.error}]" if step.error else ""
+    return f"{act}{' -- ' + why if why else ''}{err}"
+
+
+def _taken(step: Step) -> bool:
+    return step.action is not None or bool(step.error)
+
+
+def _numbered(n_taken: int, shown: Sequence[str]) -> list[str]:
+    """The last `len(shown)` of `n_taken` entries, numbered from 1 over all of them."""
     lines = []
-    if len(taken) > len(shown):
-        lines.append(f"(showing the last {len(shown)} of {len(taken)} actions)")
-    start = len(taken) - len(shown)
-    for n, s in enumerate(shown, start=start + 1):
-        act = action_text(s.action)
-        why = " ".join(s.reasoning.split())[:300]
-        err = f" [error: {s.error}]" if s.error else ""
-        lines.append(f"{n}. {act}{' -- ' + why if why else ''}{err}")
+    if n_taken > len(shown):
+        lines.append(f"(showing the last {len(shown)} of {n_taken} actions)")
+    start = n_taken - len(shown)
+    lines.extend(f"{n}. {text}" for n, text in enumerate(shown, start=start + 1))
     return lines
 
 
-def user_prompt(task: Task, observation: Observation, history: Sequence[Step], *,
-                tree: str, window: int) -> str:
+def history_lines(history: Sequence[Step], window: int) -> list[str]:
+    taken = [s for s in history if _taken(s)]
+    shown = taken[-window:] if window > 0 else []
+    return _numbered(len(taken), [history_entry(s) for s in shown])
+
+
+class PromptHistory:
+    """The previous-actions list of one trajectory grown a step at a time, each step's entry
+    written once: curation renders a prompt at every kept step, and rebuilding the list for
+    each was quadratic in the trajectory's length. `lines` equals `history_lines` over the
+    steps added so far."""
+
+    def __init__(self) -> None:
+        self._entries: list[str] = []
+        self.steps = 0
+
+    def add(self, step: Step) -> None:
+        self.steps += 1
+        if _taken(step):
+            self._entries.append(history_entry(step))
+
+    def lines(self, window: int) -> list[str]:
+        return _numbered(len(self._entries), self._entries[-window:] if window > 0 else [])
+
+
+def user_prompt(task: Task, observation: Observation,
+                history: Sequence[Step] | PromptHistory, *, tree: str, window: int) -> str:
     tabs = "\n".join(f"[{t.index}]{' (active)' if t.active else ''} {t.title or t.url}"
                      for t in observation.tabs) or "[0] (active)"
-    prev = history_lines(history, window) or ["None"]
+    prev = (history.lines(window) if isinstance(history, PromptHistory)
+            else history_lines(history, window)) or ["None"]
     # Every part but the page names a sandbox site by its stable origin (see prompt_urls).
     show = PromptUrls(task).show
     head = show("\n".join([f"TASK: {task.intent}", f"URL: {observation.url}", f"TABS: {tabs}"]))

@@ -73,10 +73,15 @@ def run(
     from webtraj.agents.protocol import AgentError
     from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.execute.run import EpisodeEvent, RunConfig, execute_run
+    from webtraj.execute.sandbox import reachable_sandbox_host
     from webtraj.model import InputError
     from webtraj.report.html import write_report
     from webtraj.report.tables import outcome_table
 
+    try:
+        reachable_sandbox_host(sandbox_host)
+    except InputError as exc:
+        raise fail(f"--sandbox-host {sandbox_host}: {exc.message}") from None
     try:
         options = load_options_file(agent_options) if agent_options else {}
         options.update(parse_option_pairs(agent_option or []))

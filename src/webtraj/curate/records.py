@@ -13,7 +13,7 @@ from typing import Any
 
 from webtraj.agents.page import parse_tree
 from webtraj.agents.prompt_urls import PromptUrls
-from webtraj.agents.prompting import SYSTEM_PROMPT, user_prompt
+from webtraj.agents.prompting import SYSTEM_PROMPT, PromptHistory, user_prompt
 from webtraj.curate.instance import Instance, KeptStep
 from webtraj.llm.tokens import trim_tree
 from webtraj.model.action import ACTION_PHRASE, Action, action_text
@@ -38,10 +38,15 @@ def by_id(action: Action | None, axtree: str) -> Action | None:
     return action.model_copy(update={"element_id": ids[t.nth], "target": None})
 
 
+def step_by_id(s: Step) -> Step:
+    """A step whose action is written with its element id (see `by_id`)."""
+    if s.action is None or s.action.element_id or s.action.target is None:
+        return s
+    return s.model_copy(update={"action": by_id(s.action, s.observation.axtree)})
+
+
 def history_by_id(steps: list[Step]) -> list[Step]:
-    return [s if s.action is None or s.action.element_id or s.action.target is None
-            else s.model_copy(update={"action": by_id(s.action, s.observation.axtree)})
-            for s in steps]
+    return [step_by_id(s) for s in steps]
 
 
 def assistant_text(reasoning: str, step: KeptStep, axtree: str = "") -> str:
@@ -71,16 +76,21 @@ def render(traj: Trajectory, inst: Instance, *, history_window: int = HISTORY_WI
     """One {"messages": [...]} record per kept step, in step order."""
     task = inst.task
     query = [task.intent, *(str(c.value) for c in task.constraints)]
+    urls = PromptUrls(task)
+    history = PromptHistory()  # steps 0..t-1 of the kept step at t (kept steps go forward)
     out = []
     for step in inst.steps:
+        if step.t < history.steps:
+            history = PromptHistory()
+        for s in traj.steps[history.steps:step.t]:
+            history.add(step_by_id(s))
         obs = observation_at(traj, step.t)
         tree = agent_tree(obs.axtree, query, tree_tokens)
-        prompt = user_prompt(task, obs, history_by_id(list(traj.steps[:step.t])), tree=tree,
-                             window=history_window)
+        prompt = user_prompt(task, obs, history, tree=tree, window=history_window)
         out.append({"messages": [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": prompt},
-            {"role": "assistant", "content": PromptUrls(task).show(
+            {"role": "assistant", "content": urls.show(
                 assistant_text(step.reasoning, step, obs.axtree))},
         ]})
     return out

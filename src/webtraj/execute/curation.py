@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,7 +33,9 @@ from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
+from webtraj.execute.chunk_wire import ChunkOut, encode_chunk
 from webtraj.model.curation import CurationDecision
+from webtraj.model.no_gc import no_gc
 from webtraj.model.run import RunInfo
 from webtraj.store.decisions import DecisionWriter
 from webtraj.store.reader import (
@@ -42,7 +44,6 @@ from webtraj.store.reader import (
     load_chunk,
     missing_curves,
     parse_chunk,
-    read_chunk,
     trajectory_items,
 )
 
@@ -80,18 +81,6 @@ class CurateSettings(BaseModel):
         return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]
 
 
-@dataclass
-class ChunkOut:
-    jsonl: dict[str, bytes] = field(default_factory=dict)
-    # Parquet rows per split as Arrow batches: built in the worker, moved without pickling.
-    batches: dict[str, Any] = field(default_factory=dict)
-    tasks: list[tuple[str, bytes]] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
-    steps_read: int = 0
-    # One CurationDecision (JSON) per trajectory of the chunk, for the run's index.
-    decisions: list[bytes] = field(default_factory=list)
-
-
 _CLIENTS: dict[tuple[str, bool], Any] = {}
 
 
@@ -124,25 +113,34 @@ def process_chunk(root: str, items: Sequence[tuple[str, str]], settings_json: st
     """Curate one chunk read from the run's folder: items are (trajectory_id, split), in
     output order."""
     settings = CurateSettings.model_validate_json(settings_json)
-    return curate_chunk(load_chunk(Path(root), [tid for tid, _ in items], settings.evaluators()),
-                        items, settings)
+    ids = [tid for tid, _ in items]
+    # The chunk's trajectories are freed before the collector resumes (they are acyclic).
+    with no_gc():
+        out = curate_chunk(load_chunk(Path(root), ids, settings.evaluators()), items, settings)
+    return out
 
 
 def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
-                      settings_json: str) -> ChunkOut:
-    """The same, on a chunk the driver read (a Ray worker need not see the run's disk)."""
-    return curate_chunk(parse_chunk(raw), items,
-                        CurateSettings.model_validate_json(settings_json))
+                      settings_json: str) -> bytes:
+    """The same, on a chunk the driver read (a Ray worker need not see the run's disk),
+    answered in its wire form (bytes the driver decodes, nothing pickled or kept pinned in
+    Ray's object store while the writer buffers rows)."""
+    settings = CurateSettings.model_validate_json(settings_json)
+    with no_gc():
+        out = curate_chunk(parse_chunk(raw), items, settings)
+    return encode_chunk(out)
 
 
-def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
+def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
                  settings: CurateSettings) -> ChunkOut:
+    """Decide every trajectory as it comes (dropped ones are let go at once: most are), then
+    relabel and render the kept ones."""
     stats = CurationStats(judge=settings.judge, second_judge=settings.second_judge,
                           relabel=settings.relabel, seed=settings.seed, val_fraction=0.0)
     first_ev, *rest = settings.evaluators()
     second_ev = rest[0] if rest else None
     split_of = dict(items)
-    decided: list[tuple[Loaded, Selection | Drop]] = []
+    decided: list[tuple[Loaded, Selection]] = []
     out = ChunkOut()
 
     def decide(tid: str, drop: Drop | None = None, sel: Selection | None = None,
@@ -165,7 +163,6 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
             stats.trajectories += 1
             drop = Drop(reason=DropReason.UNREADABLE, detail=ld.error or "")
             stats.add_drop(drop)
-            decided.append((ld, Drop(reason=DropReason.UNREADABLE)))
             decide(ld.trajectory_id, drop)
             continue
         traj = ld.trajectory
@@ -181,11 +178,11 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
         if isinstance(sel, Drop):
             stats.add_drop(sel)
             decide(ld.trajectory_id, sel)
-        decided.append((ld, sel))
+        else:
+            decided.append((ld, sel))
     # Relabeling: rule-based inline; model-based as one batch per chunk.
     relabels: dict[str, Relabeled | str] = {}
-    needs = [(ld, sel) for ld, sel in decided
-             if isinstance(sel, Selection) and sel.needs_relabel]
+    needs = [(ld, sel) for ld, sel in decided if sel.needs_relabel]
     if needs and settings.relabel == "rule":
         for ld, sel in needs:
             relabels[ld.trajectory_id] = rule_relabel(ld.trajectory.task, sel.satisfied,
@@ -196,8 +193,6 @@ def curate_chunk(loaded: Sequence[Loaded], items: Sequence[tuple[str, str]],
     jsonl: dict[str, list[bytes]] = {s: [] for s in (TRAIN, VALIDATION)}
     columns = {s: empty_columns() for s in (TRAIN, VALIDATION)}
     for ld, sel in decided:
-        if not isinstance(sel, Selection):
-            continue
         traj = ld.trajectory
         rel = relabels.get(ld.trajectory_id)
         if isinstance(rel, str):
@@ -308,8 +303,9 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     stats = CurationStats(judge=job.settings.judge, second_judge=job.settings.second_judge,
                           relabel=job.settings.relabel, seed=job.settings.seed,
                           val_fraction=job.val_fraction, rescored_trajectories=rescored)
-    all_tasks = {task for _, task in items}
-    stats.split_tasks = {VALIDATION: len(validation), TRAIN: len(all_tasks) - len(validation)}
+    n_tasks = len({task for _, task in items})
+    stats.split_tasks = {VALIDATION: len(validation), TRAIN: n_tasks - len(validation)}
+    del items, split_items  # the chunks hold what is left to do (at 150k, tens of MB less)
     # Decisions are written in one transaction on the run's index, committed with the dataset
     # (a concurrent writer to the same run waits for the curation to finish).
     log = DecisionWriter(root)
@@ -332,8 +328,10 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     try:
         workers = min(job.num_cpus or os.cpu_count() or 1, len(chunks))
         if job.executor == "ray":
-            _run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
-                     job.ray_address)
+            from webtraj.execute.curation_ray import run_ray
+
+            run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
+                    job.ray_address)
         elif workers > 1:
             from webtraj.execute.curation_pool import run_pool
 
@@ -350,34 +348,3 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
         raise
     log.commit()
     return CurateResult(stats=stats, steps_read=steps_read, bytes_written=writer.bytes_written)
-
-
-def _run_ray(root: str, chunks: list, settings_json: str, take: Callable[[ChunkOut], None],
-             on_chunk: Callable[[int, int], None] | None, num_cpus: int | None,
-             address: str | None = None) -> None:
-    from webtraj.execute.ray_cluster import connect
-
-    ray = connect(address, num_cpus=num_cpus)
-    remote = ray.remote(num_cpus=1, max_retries=1)(process_raw_chunk)
-    evaluators = CurateSettings.model_validate_json(settings_json).evaluators()
-    window = 2 * int(ray.available_resources().get("CPU", 1) or 1)
-    submitted: dict[int, Any] = {}
-    ready: dict[int, ChunkOut] = {}
-    next_submit = next_write = 0
-    while next_write < len(chunks):
-        while next_submit < len(chunks) and len(submitted) + len(ready) < window:
-            chunk = chunks[next_submit]
-            raw = read_chunk(Path(root), [tid for tid, _ in chunk], evaluators)
-            submitted[next_submit] = remote.remote(raw, chunk, settings_json)
-            next_submit += 1
-        refs = {ref: i for i, ref in submitted.items()}
-        done, _ = ray.wait(list(refs), num_returns=1)
-        for ref in done:
-            i = refs[ref]
-            ready[i] = ray.get(ref)
-            del submitted[i]
-        while next_write in ready:
-            take(ready.pop(next_write))
-            next_write += 1
-            if on_chunk:
-                on_chunk(next_write, len(chunks))

@@ -4,9 +4,8 @@ trajectories is most of the time of `webtraj curate`).
 
 Chunk i goes to worker i mod n and each worker answers in the order it was asked, so results
 are taken in chunk order: the same bytes as one process. Requests and results cross the pipe
-as bytes (the job as JSON once, then chunk numbers; results as the JSONL already rendered and
-Parquet rows as an Arrow IPC stream), never pickled objects; at most `window` chunks per
-worker are in flight."""
+as bytes (the job as JSON once, then chunk numbers; results in `chunk_wire`'s form), never
+pickled objects; at most `window` chunks per worker are in flight."""
 
 from __future__ import annotations
 
@@ -19,48 +18,11 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
 
 import orjson
-import pyarrow as pa
 
+from webtraj.execute.chunk_wire import decode_chunk, encode_chunk
 from webtraj.model.lifetime import die_with_parent
 
 _LEN = struct.Struct("<Q")
-
-
-def encode_chunk(out) -> bytes:
-    """A ChunkOut as one message: header length, JSON header, then the blobs it lists."""
-    blobs: list[bytes] = []
-    sizes: dict[str, dict[str, int]] = {"jsonl": {}, "batches": {}}
-    for split, data in out.jsonl.items():
-        sizes["jsonl"][split] = len(data)
-        blobs.append(data)
-    for split, batch in out.batches.items():
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, batch.schema) as writer:
-            writer.write_batch(batch)
-        data = sink.getvalue().to_pybytes()
-        sizes["batches"][split] = len(data)
-        blobs.append(data)
-    header = orjson.dumps({"sizes": sizes, "stats": out.stats, "steps_read": out.steps_read,
-                           "tasks": [[tid, line.decode()] for tid, line in out.tasks]})
-    return b"".join([_LEN.pack(len(header)), header, *blobs])
-
-
-def decode_chunk(data: bytes):
-    from webtraj.execute.curation import ChunkOut
-
-    (n,) = _LEN.unpack_from(data)
-    header = orjson.loads(data[_LEN.size:_LEN.size + n])
-    view, pos = memoryview(data), _LEN.size + n
-    out = ChunkOut(stats=header["stats"], steps_read=header["steps_read"],
-                   tasks=[(tid, line.encode()) for tid, line in header["tasks"]])
-    for split, size in header["sizes"]["jsonl"].items():
-        out.jsonl[split] = bytes(view[pos:pos + size])
-        pos += size
-    for split, size in header["sizes"]["batches"].items():
-        reader = pa.ipc.open_stream(pa.py_buffer(view[pos:pos + size]))
-        out.batches[split] = reader.read_next_batch()
-        pos += size
-    return out
 
 
 def run_pool(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_json: str,

@@ -4,6 +4,7 @@ instances (task page x seed) the run selects. `--task-ids` takes task names
 
 from __future__ import annotations
 
+from webtraj.execute.sandbox import reachable_sandbox_host
 from webtraj.model import InputError
 from webtraj.model.run import RunConfig
 from webtraj.model.task import Task
@@ -20,7 +21,7 @@ class MiniWoBSuite:
                              "pip install 'webtraj[miniwob]'", field="suite") from None
 
         self.config = config
-        self.server = MiniWoBServer(host=config.sandbox_host)
+        self.server = MiniWoBServer(host=reachable_sandbox_host(config.sandbox_host))
         self.problems: list[str] = []
 
     def __enter__(self) -> MiniWoBSuite:

@@ -16,9 +16,12 @@ def ray_module() -> Any:
     return ray
 
 
-def connect(address: str | None = None, *, num_cpus: int | None = None) -> Any:
+def connect(address: str | None = None, *, num_cpus: int | None = None,
+            object_store_bytes: int | None = None) -> Any:
     """Ray, initialised once per process: joins `address` when given, else starts a local
-    instance with `num_cpus` (default: every core). No dashboard, no log forwarding."""
+    instance with `num_cpus` (default: every core) and, when given, an object store of
+    `object_store_bytes` (Ray's default is 30% of the machine's memory). No dashboard, no log
+    forwarding."""
     ray = ray_module()
     if ray.is_initialized() and address and _gcs_address(ray) != address:
         ray.shutdown()  # connected elsewhere (e.g. a local instance): join the one asked for
@@ -30,6 +33,8 @@ def connect(address: str | None = None, *, num_cpus: int | None = None) -> Any:
             kwargs["address"] = address
         else:
             kwargs["num_cpus"] = num_cpus or os.cpu_count() or 1
+            if object_store_bytes:
+                kwargs["object_store_memory"] = object_store_bytes
         ray.init(**kwargs)
     return ray
 

@@ -5,6 +5,7 @@ run serves them again on the ports it recorded, when those are free."""
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 from collections.abc import Mapping
 from contextlib import ExitStack
 from urllib.parse import urlsplit
@@ -58,6 +59,21 @@ def _port_base(urls: Mapping[str, str]) -> int | None:
     return None
 
 
+def reachable_sandbox_host(host: str) -> str:
+    """`host` if a browser can open URLs naming it. An unspecified address (0.0.0.0, ::)
+    serves on every interface but names none: the task URLs and the site URLs the run
+    records would lead nowhere, on this machine's browsers as on a cluster's."""
+    try:
+        unspecified = ipaddress.ip_address(host.strip().strip("[]")).is_unspecified
+    except ValueError:
+        unspecified = not host.strip()  # a host name, unless blank
+    if unspecified:
+        raise InputError(f"{host!r} names no machine (it means every interface): give an "
+                         "address of this machine that every node reaches, e.g. its LAN "
+                         "address, or 127.0.0.1 for this machine only", field="sandbox_host")
+    return host
+
+
 def open_suite_sandbox(stack: ExitStack, store: RunStore, config: RunConfig
                        ) -> tuple[Sandbox, dict[str, str] | None]:
     """Serve the sandbox for a run of `config.suite` (or of a task file naming its sites) at
@@ -68,7 +84,7 @@ def open_suite_sandbox(stack: ExitStack, store: RunStore, config: RunConfig
         recorded = SandboxInfo(suite=config.suite or "booking", seed=config.seed, today=(
             dt.date.fromisoformat(config.today) if config.today else dt.date.today()))
     sandbox = stack.enter_context(Sandbox(recorded.today, seed=recorded.seed,
-                                          host=config.sandbox_host,
+                                          host=reachable_sandbox_host(config.sandbox_host),
                                           previous_urls=store.info.site_urls))
     if store.info.sandbox is None or not store.info.site_urls:
         store.update_info(sandbox=recorded, site_urls=dict(sandbox.urls))

@@ -6,11 +6,9 @@ orjson on a memory map, so the file's bytes are not copied onto the Python heap.
 
 from __future__ import annotations
 
-import gc
 import mmap
 import zipfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -18,6 +16,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from webtraj.model import InputError
+from webtraj.model.no_gc import no_gc
 
 
 def load_trace(path: str | Path) -> list[dict[str, Any]]:
@@ -133,18 +132,6 @@ _TRAILING = "unexpected content after document"
 _WS = b" \t\r\n"
 # Bytes that start a UTF-8 character (used to turn orjson's character offsets into bytes).
 _STARTS = bytes(i for i in range(256) if i & 0xC0 != 0x80)
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Parsing builds many containers; the cyclic GC only slows that down."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class _Scanner:
@@ -295,7 +282,7 @@ def _scan(sc: _Scanner, summarize: Callable[..., T]) -> list[T]:
 def _entries(sc: _Scanner, p: int, summarize: Callable[..., T], out: list[T]) -> int:
     p = sc.expect(p, b"[", "the 'log.entries' list")
     i = 0
-    with _no_gc():
+    with no_gc():
         while True:
             p = sc.peek(p)
             if sc.buf[p] == ord("]"):

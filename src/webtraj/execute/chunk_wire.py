@@ -1,0 +1,67 @@
+"""A curated chunk's result, and its form on the wire: one bytes message (a JSON header, the
+JSONL already rendered, Parquet rows as Arrow IPC streams), never a pickled object. Worker
+processes send it through a pipe and Ray tasks return it, so a result reaches the driver as
+plain bytes that it decodes and can drop as soon as they are written."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pyarrow as pa
+
+_LEN = struct.Struct("<Q")
+
+
+@dataclass
+class ChunkOut:
+    jsonl: dict[str, bytes] = field(default_factory=dict)
+    # Parquet rows per split as Arrow batches: built in the worker, moved without pickling.
+    batches: dict[str, Any] = field(default_factory=dict)
+    tasks: list[tuple[str, bytes]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    steps_read: int = 0
+    # One CurationDecision (JSON) per trajectory of the chunk, for the run's index.
+    decisions: list[bytes] = field(default_factory=list)
+
+
+def encode_chunk(out: ChunkOut) -> bytes:
+    """A ChunkOut as one message: header length, JSON header, then the blobs it lists."""
+    blobs: list[bytes] = []
+    sizes: dict[str, dict[str, int]] = {"jsonl": {}, "batches": {}}
+    for split, data in out.jsonl.items():
+        sizes["jsonl"][split] = len(data)
+        blobs.append(data)
+    for split, batch in out.batches.items():
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        data = sink.getvalue().to_pybytes()
+        sizes["batches"][split] = len(data)
+        blobs.append(data)
+    header = orjson.dumps({"sizes": sizes, "stats": out.stats, "steps_read": out.steps_read,
+                           "tasks": [[tid, line.decode()] for tid, line in out.tasks],
+                           "decisions": [d.decode() for d in out.decisions]})
+    return b"".join([_LEN.pack(len(header)), header, *blobs])
+
+
+def decode_chunk(data: bytes | memoryview) -> ChunkOut:
+    (n,) = _LEN.unpack_from(data)
+    header = orjson.loads(data[_LEN.size:_LEN.size + n])
+    view, pos = memoryview(data), _LEN.size + n
+    out = ChunkOut(stats=header["stats"], steps_read=header["steps_read"],
+                   tasks=[(tid, line.encode()) for tid, line in header["tasks"]],
+                   decisions=[d.encode() for d in header["decisions"]])
+    for split, size in header["sizes"]["jsonl"].items():
+        out.jsonl[split] = bytes(view[pos:pos + size])
+        pos += size
+    for split, size in header["sizes"]["batches"].items():
+        # The batch gets its own copy of its bytes: a view would keep the whole message
+        # (JSONL included) alive while the writer buffers rows for a row group, which for
+        # the small validation split spans dozens of chunks.
+        reader = pa.ipc.open_stream(pa.py_buffer(bytes(view[pos:pos + size])))
+        out.batches[split] = reader.read_next_batch()
+        pos += size
+    return out

@@ -1,0 +1,90 @@
+"""The parts curation takes at scale, each held to the slow form it replaced: prompts of long
+trajectories (history written once per trajectory), Arrow batches built from buffers, and the
+wire form chunk results travel in (pipes and Ray)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from curate.conftest import CONSTRAINTS, make_score, make_task, make_traj, matching_rows
+from webtraj.agents.prompting import PromptHistory, history_lines, user_prompt
+from webtraj.curate.curve import curve_from_score
+from webtraj.curate.instance import Instance, curate_trajectory
+from webtraj.curate.records import HISTORY_WINDOW, TREE_TOKENS, agent_tree, history_by_id, render
+from webtraj.curate.writers import SCHEMA, empty_columns, to_batch
+from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk
+
+NAMES = [c.name for c in CONSTRAINTS]
+
+
+def _long_trajectory():
+    """12 steps (two without a valid action), every constraint met only at the end, so every
+    step is kept and the later prompts show only the last 8 of the previous actions."""
+    task = make_task("hotels-042")
+    traj = make_traj(task, 12, no_action=(3, 9))
+    score = make_score(task, matching_rows(task, [[]] * 12 + [NAMES]))
+    inst = curate_trajectory(traj, curve_from_score(score, 13))
+    assert isinstance(inst, Instance) and inst.t_best == 12
+    return traj, inst
+
+
+def test_history_grown_step_by_step_is_the_history_of_each_prefix():
+    traj, _ = _long_trajectory()
+    for window in (0, 3, HISTORY_WINDOW):
+        history = PromptHistory()
+        for t in range(len(traj.steps) + 1):
+            assert history.lines(window) == history_lines(traj.steps[:t], window)
+            if t < len(traj.steps):
+                history.add(traj.steps[t])
+
+
+def test_long_trajectory_prompts_equal_the_agents_prompt_for_each_prefix():
+    traj, inst = _long_trajectory()
+    records = render(traj, inst)
+    assert len(records) == len(inst.steps) == 11  # 10 actions kept, then the added stop
+    query = [inst.task.intent, *(str(c.value) for c in inst.task.constraints)]
+    for step, rec in zip(inst.steps, records, strict=True):
+        obs = traj.steps[step.t].observation if step.t < 12 else traj.final_observation
+        want = user_prompt(inst.task, obs, history_by_id(list(traj.steps[:step.t])),
+                           tree=agent_tree(obs.axtree, query, TREE_TOKENS),
+                           window=HISTORY_WINDOW)
+        assert rec["messages"][1]["content"] == want
+    last = records[-1]["messages"][1]["content"]
+    assert "(showing the last 8 of 12 actions)" in last
+    assert "[error: unreadable output]" in last  # step 9 had no valid action
+
+
+def _columns(n: int) -> dict:
+    cols = empty_columns()
+    for i in range(n):
+        cols["messages"].append([{"role": "system", "content": "é" * i},
+                                 {"role": "user", "content": f"ü {i}\n[1] [link]"},
+                                 {"role": "assistant", "content": ""}][:1 + i % 3])
+        for name in ("task_id", "source_task_id", "trajectory_id", "kind"):
+            cols[name].append(f"{name}-{i}-☃")
+        cols["step"].append(i * 7)
+        cols["relabeled"].append(i % 3 == 0)
+        cols["c_max"].append(i / 3)
+    return cols
+
+
+@pytest.mark.parametrize("n", [0, 1, 9, 17])
+def test_batches_from_buffers_equal_arrows_own_conversion(n):
+    cols = _columns(n)
+    batch = to_batch(cols)
+    batch.validate(full=True)
+    assert batch.schema == SCHEMA
+    assert batch.equals(pa.RecordBatch.from_pydict(cols, schema=SCHEMA))
+
+
+def test_chunk_results_cross_the_wire_whole():
+    out = ChunkOut(jsonl={"train": b'{"messages": []}\n', "validation": b""},
+                   batches={"train": to_batch(_columns(5)), "validation": to_batch(_columns(0))},
+                   tasks=[("t~relabel-abc", b'{"task_id": "t~relabel-abc"}\n')],
+                   stats={"trajectories": 2}, steps_read=7,
+                   decisions=[b'{"trajectory_id": "a"}', b'{"trajectory_id": "b"}'])
+    back = decode_chunk(encode_chunk(out))
+    assert (back.jsonl, back.tasks, back.stats, back.steps_read, back.decisions) == (
+        out.jsonl, out.tasks, out.stats, out.steps_read, out.decisions)
+    assert all(back.batches[s].equals(out.batches[s]) for s in out.batches)

@@ -100,10 +100,10 @@ class RecordingScratch:
         workdir = self.root / spec.trajectory_id
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
-        journal = self.root / f"{spec.trajectory_id}.spec.json"
-        part = journal.with_suffix(".part")
+        spec_path = self.root / f"{spec.trajectory_id}.spec.json"
+        part = spec_path.with_suffix(".part")
         part.write_text(spec.model_dump_json())
-        part.replace(journal)
+        part.replace(spec_path)
         return workdir
 
     def end(self, spec: EpisodeSpec) -> None:

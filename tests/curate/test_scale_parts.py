@@ -83,7 +83,7 @@ def test_chunk_results_cross_the_wire_whole():
                    batches={"train": to_batch(_columns(5)), "validation": to_batch(_columns(0))},
                    tasks=[("t~relabel-abc", b'{"task_id": "t~relabel-abc"}\n')],
                    stats={"trajectories": 2}, steps_read=7,
-                   decisions=[b'{"trajectory_id": "a"}', b'{"trajectory_id": "b"}'])
+                   decisions=[("a", "{\"trajectory_id\": \"a\"}"), ("b", "{}")])
     back = decode_chunk(encode_chunk(out))
     assert (back.jsonl, back.tasks, back.stats, back.steps_read, back.decisions) == (
         out.jsonl, out.tasks, out.stats, out.steps_read, out.decisions)

@@ -39,19 +39,25 @@ class CurveProblem(FrozenModel):
     detail: str = ""
 
 
-def curve_from_score(score: Score | None, n_observations: int) -> CSRCurve | CurveProblem:
-    """The curve in `score`, checked against the trajectory's observation count."""
+def curve_from_score(score: Score | None, n_observations: int,
+                     matches: tuple[dict[str, bool | None], ...] | None = None
+                     ) -> CSRCurve | CurveProblem:
+    """The curve in `score`, checked against the trajectory's observation count. `matches`
+    (per observation, name -> met) stands in for `score.step_checks` when a bulk reader
+    read them apart (`score_matches_from_row`)."""
     if score is None:
         return CurveProblem(reason="no_score")
     if score.step_values is None:
         detail = score.reason or "the score has no per-step values (steps=final)"
         return CurveProblem(reason="no_step_scores", detail=detail)
     values = tuple(score.step_values)
-    if len(values) != n_observations:
+    if len(values) != n_observations or not values:
         return CurveProblem(reason="bad_score_shape",
                             detail=f"{len(values)} step values for {n_observations} "
                                    "observations")
-    checks = score.step_checks
-    matching = (tuple({c.name: c.matching for c in row} for row in checks)
-                if checks is not None and len(checks) == n_observations else None)
-    return CSRCurve(judge=score.evaluator, values=values, matching=matching)
+    if matches is None and score.step_checks is not None:
+        matches = tuple({c.name: c.matching for c in row} for row in score.step_checks)
+    # Built from parts the score's validation already checked (one curve per trajectory).
+    return CSRCurve.model_construct(
+        judge=score.evaluator, values=values,
+        matching=matches if matches is not None and len(matches) == n_observations else None)

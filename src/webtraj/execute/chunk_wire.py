@@ -23,8 +23,8 @@ class ChunkOut:
     tasks: list[tuple[str, bytes]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     steps_read: int = 0
-    # One CurationDecision (JSON) per trajectory of the chunk, for the run's index.
-    decisions: list[bytes] = field(default_factory=list)
+    # (trajectory id, its CurationDecision as stored JSON) per trajectory of the chunk.
+    decisions: list[tuple[str, str]] = field(default_factory=list)
 
 
 def encode_chunk(out: ChunkOut) -> bytes:
@@ -43,7 +43,7 @@ def encode_chunk(out: ChunkOut) -> bytes:
         blobs.append(data)
     header = orjson.dumps({"sizes": sizes, "stats": out.stats, "steps_read": out.steps_read,
                            "tasks": [[tid, line.decode()] for tid, line in out.tasks],
-                           "decisions": [d.decode() for d in out.decisions]})
+                           "decisions": out.decisions})
     return b"".join([_LEN.pack(len(header)), header, *blobs])
 
 
@@ -53,7 +53,7 @@ def decode_chunk(data: bytes | memoryview) -> ChunkOut:
     view, pos = memoryview(data), _LEN.size + n
     out = ChunkOut(stats=header["stats"], steps_read=header["steps_read"],
                    tasks=[(tid, line.encode()) for tid, line in header["tasks"]],
-                   decisions=[d.encode() for d in header["decisions"]])
+                   decisions=[(tid, body) for tid, body in header["decisions"]])
     for split, size in header["sizes"]["jsonl"].items():
         out.jsonl[split] = bytes(view[pos:pos + size])
         pos += size

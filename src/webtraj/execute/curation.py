@@ -81,6 +81,16 @@ class CurateSettings(BaseModel):
         return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]
 
 
+class ChunkJob(BaseModel):
+    """What every chunk worker of one curation gets (as JSON): the settings, and the stamp
+    its decisions carry, so a worker writes each decision's stored form once."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    settings: CurateSettings
+    dataset: str
+    curated_at: float
+
+
 _CLIENTS: dict[tuple[str, bool], Any] = {}
 
 
@@ -109,32 +119,33 @@ def _relabel_llm(settings: CurateSettings, pending: Sequence[tuple[Loaded, Selec
     return asyncio.run(go())
 
 
-def process_chunk(root: str, items: Sequence[tuple[str, str]], settings_json: str) -> ChunkOut:
+def process_chunk(root: str, items: Sequence[tuple[str, str]], job_json: str) -> ChunkOut:
     """Curate one chunk read from the run's folder: items are (trajectory_id, split), in
     output order."""
-    settings = CurateSettings.model_validate_json(settings_json)
+    job = ChunkJob.model_validate_json(job_json)
     ids = [tid for tid, _ in items]
     # The chunk's trajectories are freed before the collector resumes (they are acyclic).
     with no_gc():
-        out = curate_chunk(load_chunk(Path(root), ids, settings.evaluators()), items, settings)
+        out = curate_chunk(load_chunk(Path(root), ids, job.settings.evaluators()), items, job)
     return out
 
 
 def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
-                      settings_json: str) -> bytes:
+                      job_json: str) -> bytes:
     """The same, on a chunk the driver read (a Ray worker need not see the run's disk),
     answered in its wire form (bytes the driver decodes, nothing pickled or kept pinned in
     Ray's object store while the writer buffers rows)."""
-    settings = CurateSettings.model_validate_json(settings_json)
+    job = ChunkJob.model_validate_json(job_json)
     with no_gc():
-        out = curate_chunk(parse_chunk(raw), items, settings)
+        out = curate_chunk(parse_chunk(raw), items, job)
     return encode_chunk(out)
 
 
 def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
-                 settings: CurateSettings) -> ChunkOut:
+                 job: ChunkJob) -> ChunkOut:
     """Decide every trajectory as it comes (dropped ones are let go at once: most are), then
     relabel and render the kept ones."""
+    settings = job.settings
     stats = CurationStats(judge=settings.judge, second_judge=settings.second_judge,
                           relabel=settings.relabel, seed=settings.seed, val_fraction=0.0)
     first_ev, *rest = settings.evaluators()
@@ -146,8 +157,9 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
     def decide(tid: str, drop: Drop | None = None, sel: Selection | None = None,
                inst: Instance | None = None) -> None:
         best = sel.best if sel is not None else None
-        out.decisions.append(CurationDecision(
-            trajectory_id=tid, judge=settings.judge, second_judge=settings.second_judge,
+        out.decisions.append((tid, CurationDecision(
+            trajectory_id=tid, dataset=job.dataset, curated_at=job.curated_at,
+            judge=settings.judge, second_judge=settings.second_judge,
             kept=inst is not None, drop_reason=drop.reason.value if drop else None,
             detail=drop.detail if drop else "", c_max=best.c_max if best else None,
             t_best=best.t_best if best else None,
@@ -156,7 +168,7 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
             relabeled_task=inst.task if inst is not None and inst.relabeled else None,
             records=tuple((k.t, k.kind.value) for k in inst.steps) if inst else (),
             split=split_of.get(tid), invalid_stops=inst.invalid_stops if inst else 0,
-        ).model_dump_json(exclude_none=True).encode())
+        ).model_dump_json(exclude_none=True)))
 
     for ld in loaded:
         if ld.trajectory is None:
@@ -168,8 +180,9 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
         traj = ld.trajectory
         n_obs = len(traj.observations)
         out.steps_read += len(traj.steps)
-        curve = curve_from_score(ld.scores.get(first_ev), n_obs)
-        second = curve_from_score(ld.scores.get(second_ev), n_obs) if second_ev else None
+        curve = curve_from_score(ld.scores.get(first_ev), n_obs, ld.step_matches.get(first_ev))
+        second = (curve_from_score(ld.scores.get(second_ev), n_obs,
+                                   ld.step_matches.get(second_ev)) if second_ev else None)
         if isinstance(curve, CSRCurve):
             stats.add_trajectory(len(traj.steps), curve.values[-1], curve.unscored)
         else:
@@ -310,15 +323,15 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     # (a concurrent writer to the same run waits for the curation to finish).
     log = DecisionWriter(root)
     writer = DatasetWriter(job.out)
-    stamp = {"dataset": str(job.out.resolve()), "curated_at": time.time()}
     steps_read = 0
-    settings_json = job.settings.model_dump_json()
+    dataset = str(job.out.resolve())
+    job_json = ChunkJob(settings=job.settings, dataset=dataset,
+                        curated_at=time.time()).model_dump_json()
 
     def take(out: ChunkOut) -> None:
         nonlocal steps_read
         steps_read += out.steps_read
-        log.add(CurationDecision.model_validate_json(d).model_copy(update=stamp)
-                for d in out.decisions)
+        log.add(dataset, out.decisions)
         stats.merge(CurationStats.model_validate(out.stats))
         for split in (TRAIN, VALIDATION):
             writer.add(split, out.jsonl[split], out.batches[split])
@@ -330,15 +343,15 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
         if job.executor == "ray":
             from webtraj.execute.curation_ray import run_ray
 
-            run_ray(str(root), chunks, settings_json, take, on_chunk, job.num_cpus,
+            run_ray(str(root), chunks, job_json, take, on_chunk, job.num_cpus,
                     job.ray_address)
         elif workers > 1:
             from webtraj.execute.curation_pool import run_pool
 
-            run_pool(str(root), chunks, settings_json, workers, take, on_chunk)
+            run_pool(str(root), chunks, job_json, workers, take, on_chunk)
         else:
             for i, chunk in enumerate(chunks):
-                take(process_chunk(str(root), chunk, settings_json))
+                take(process_chunk(str(root), chunk, job_json))
                 if on_chunk:
                     on_chunk(i + 1, len(chunks))
         writer.close(stats.to_json())

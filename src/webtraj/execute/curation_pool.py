@@ -25,7 +25,7 @@ from webtraj.model.lifetime import die_with_parent
 _LEN = struct.Struct("<Q")
 
 
-def run_pool(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_json: str,
+def run_pool(root: str, chunks: Sequence[Sequence[tuple[str, str]]], job_json: str,
              workers: int, take: Callable, on_chunk: Callable[[int, int], None] | None,
              window: int = 2) -> None:
     """Curate `chunks` on `workers` processes, calling `take` with each result in order."""
@@ -42,7 +42,7 @@ def run_pool(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_js
         # The job once (each worker reads it before anything else), then chunk numbers: a
         # request always fits the pipe, so the driver never waits on a worker that is itself
         # waiting to hand back a large result.
-        job = orjson.dumps({"root": root, "settings": settings_json, "chunks": chunks})
+        job = orjson.dumps({"root": root, "job": job_json, "chunks": chunks})
         for _, conn in procs:
             conn.send_bytes(job)
 
@@ -96,7 +96,7 @@ def _worker_main(parent_pid: int, conn: Connection) -> None:
     for i in _requests(conn):
         try:
             items = [tuple(x) for x in job["chunks"][i]]
-            out = process_chunk(job["root"], items, job["settings"])
+            out = process_chunk(job["root"], items, job["job"])
             conn.send_bytes(b"O" + encode_chunk(out))
         except Exception:  # noqa: BLE001 - sent to the driver, which stops the job with it
             conn.send_bytes(b"E" + traceback.format_exc().encode())

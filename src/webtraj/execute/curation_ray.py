@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from webtraj.execute.chunk_wire import ChunkOut, decode_chunk
-from webtraj.execute.curation import CurateSettings, process_raw_chunk
+from webtraj.execute.curation import ChunkJob, process_raw_chunk
 from webtraj.execute.ray_cluster import connect
 from webtraj.store.reader import RawChunk, read_chunk
 
@@ -31,7 +31,7 @@ def object_store_bytes(cpus: int, largest_chunk: int) -> int:
     return max(STORE_MIN, cpus * largest_chunk * STORE_PER_TRAJECTORY * 5 // 4)
 
 
-def run_ray(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_json: str,
+def run_ray(root: str, chunks: Sequence[Sequence[tuple[str, str]]], job_json: str,
             take: Callable[[ChunkOut], None], on_chunk: Callable[[int, int], None] | None,
             num_cpus: int | None, address: str | None = None) -> None:
     """Curate `chunks` in Ray tasks, calling `take` with each result in chunk order."""
@@ -40,7 +40,7 @@ def run_ray(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_jso
                   object_store_bytes=object_store_bytes(num_cpus or os.cpu_count() or 1,
                                                         largest))
     remote = ray.remote(num_cpus=1, max_retries=1)(process_raw_chunk)
-    evaluators = CurateSettings.model_validate_json(settings_json).evaluators()
+    evaluators = ChunkJob.model_validate_json(job_json).settings.evaluators()
     cpus = max(1, int(ray.available_resources().get("CPU", 1) or 1))
 
     def read(i: int) -> RawChunk:
@@ -56,7 +56,7 @@ def run_ray(root: str, chunks: Sequence[Sequence[tuple[str, str]]], settings_jso
                and len(ready) < cpus):
             raw = read_ahead or read(next_submit)
             read_ahead = None
-            submitted[next_submit] = remote.remote(raw, chunks[next_submit], settings_json)
+            submitted[next_submit] = remote.remote(raw, chunks[next_submit], job_json)
             del raw  # Ray holds its own copy until the task is done
             next_submit += 1
         if read_ahead is None and next_submit < len(chunks):

@@ -32,11 +32,13 @@ class DecisionWriter:
         self.conn.executescript(TABLE)
         self.conn.execute("BEGIN IMMEDIATE")
 
-    def add(self, decisions: Iterable[CurationDecision]) -> None:
+    def add(self, dataset: str, decisions: Iterable[tuple[str, str]]) -> None:
+        """(trajectory id, `CurationDecision.model_dump_json(exclude_none=True)` of the
+        decision stamped with `dataset`): curation's workers write each decision's stored
+        form once, and it is stored as is."""
         self.conn.executemany(
             "INSERT OR REPLACE INTO curation_decisions VALUES (?,?,?)",
-            [(d.trajectory_id, d.dataset, d.model_dump_json(exclude_none=True))
-             for d in decisions])
+            [(tid, dataset, body) for tid, body in decisions])
 
     def commit(self) -> None:
         self.conn.execute("COMMIT")

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from webtraj.model.redact import Redactor
-from webtraj.model.score import Score
+from webtraj.model.score import STEP_CHECK_ROWS, Score
 from webtraj.model.trajectory import Trajectory
 from webtraj.store import summary
 
@@ -64,15 +64,44 @@ _BODY_EXCLUDE = {"step_values"}
 _CHUNK = 10_000
 
 
+def _row_data(evaluator: str, value: float | None, reason: str | None, error: int,
+              steps: str | None, body: str | None) -> dict:
+    data = orjson.loads(body) if body is not None else {
+        "evaluator": evaluator, "value": value, "reason": reason, "error": bool(error)}
+    if not isinstance(data, dict):
+        raise ValueError(f"score body is {type(data).__name__}, not an object")
+    if steps is not None:
+        data["step_values"] = orjson.loads(steps)
+    return data
+
+
 def score_from_row(evaluator: str, value: float | None, reason: str | None, error: int,
                    steps: str | None, body: str | None) -> Score:
     """A Score from its score_sets columns: a plain score lives in the columns, anything
     more in the JSON body, per-step values in `steps`."""
-    data = orjson.loads(body) if body is not None else {
-        "evaluator": evaluator, "value": value, "reason": reason, "error": bool(error)}
-    if steps is not None:
-        data["step_values"] = orjson.loads(steps)
-    return Score.model_validate(data)
+    return Score.model_validate(_row_data(evaluator, value, reason, error, steps, body))
+
+
+StepMatches = tuple[dict[str, bool | None], ...]
+
+
+def score_matches_from_row(evaluator: str, value: float | None, reason: str | None,
+                           error: int, steps: str | None, body: str | None
+                           ) -> tuple[Score, StepMatches | None]:
+    """The same score without its step checks, and per observation which constraints it
+    met (name -> met, None where undecided): what bulk curation reads, with the checks
+    validated as rows (`StepCheckRow`) rather than one model each. Raises ValueError where
+    `score_from_row` would."""
+    data = _row_data(evaluator, value, reason, error, steps, body)
+    rows = data.pop("step_checks", None)
+    score = Score.model_validate(data)
+    if rows is not None:
+        return score, tuple({c["name"]: c.get("matching") for c in row}
+                            for row in STEP_CHECK_ROWS.validate_python(rows))
+    if score.step_checks is not None:  # the older `details.step_matching`, read by Score
+        return score.model_copy(update={"step_checks": None}), tuple(
+            {c.name: c.matching for c in row} for row in score.step_checks)
+    return score, None
 
 
 @dataclass(frozen=True)

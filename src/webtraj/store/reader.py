@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from webtraj.model.errors import InputError
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
-from webtraj.store.index import score_from_row
+from webtraj.store.index import StepMatches, score_matches_from_row
 from webtraj.store.run_store import INDEX_DB, TRAJECTORIES, TRAJECTORY_JSON
 
 __all__ = ["INDEX_DB", "TRAJECTORIES", "TRAJECTORY_JSON", "Loaded", "RawChunk", "load_chunk",
@@ -28,9 +28,11 @@ _IN_LIMIT = 500
 class Loaded:
     trajectory_id: str
     trajectory: Trajectory | None
-    # evaluator name -> chosen score
+    # evaluator name -> chosen score, without its step checks (read into `step_matches`)
     scores: dict[str, Score]
     error: str | None = None
+    # evaluator name -> per observation, which constraints the score found met
+    step_matches: dict[str, StepMatches] = field(default_factory=dict)
 
 
 def connect_ro(root: Path) -> sqlite3.Connection:
@@ -93,11 +95,15 @@ def parse_chunk(raw: RawChunk) -> Iterator[Loaded]:
     """The chunk's trajectories one at a time (a consumer that drops most of them never
     holds them all parsed at once)."""
     scores: dict[str, dict[str, Score]] = {}
+    matches: dict[str, dict[str, StepMatches]] = {}
     for tid, ev, *row in raw.score_rows:
         try:
-            scores.setdefault(tid, {})[ev] = score_from_row(ev, *row)
+            score, found = score_matches_from_row(ev, *row)
         except ValueError:
             continue  # an unreadable stored score counts as no score
+        scores.setdefault(tid, {})[ev] = score
+        if found is not None:
+            matches.setdefault(tid, {})[ev] = found
     for tid, data, error in raw.files:
         if data is None:
             yield Loaded(tid, None, {}, error=error)
@@ -107,7 +113,7 @@ def parse_chunk(raw: RawChunk) -> Iterator[Loaded]:
         except InputError as exc:
             yield Loaded(tid, None, {}, error=str(exc))
             continue
-        yield Loaded(tid, traj, scores.get(tid, {}))
+        yield Loaded(tid, traj, scores.get(tid, {}), step_matches=matches.get(tid, {}))
 
 
 def _score_rows(conn: sqlite3.Connection, ids: Sequence[str],

@@ -243,10 +243,11 @@ def rule_relabel(task: Task, satisfied: Sequence[str], *, seed: int) -> Relabele
         reasoning = rng.choice(_STOP_REASONING).format(what=subject)
     else:
         reasoning = _STOP_SELECT_ONLY[0]
+    # A copy with valid parts (a subset of the task's constraints, new strings), so it
+    # needs no second validation of the whole task.
     new_task = task.model_copy(update={
         "task_id": relabeled_task_id(task.task_id, satisfied), "intent": intent,
         "constraints": tuple(kept), "reference_actions": None, "evaluators": (),
         "metadata": {**task.metadata, "relabeled_from": task.task_id,
                      "original_intent": task.intent}})
-    return Relabeled(task=Task.model_validate(new_task.model_dump()), stop_reasoning=reasoning,
-                     phrases=phrases)
+    return Relabeled(task=new_task, stop_reasoning=reasoning, phrases=phrases)

@@ -79,6 +79,10 @@ class ElementTarget(FrozenModel):
     nth: int = 0
 
 
+_STRIPPED_VALUE_KINDS = ("press", "goto", "scroll", ActionKind.PRESS, ActionKind.GOTO,
+                         ActionKind.SCROLL)
+
+
 class Action(FrozenModel):
     kind: ActionKind
     element_id: str | None = None
@@ -93,15 +97,17 @@ class Action(FrozenModel):
         """A stop answer defaults to ""; ids, keys and URLs carry no surrounding blanks."""
         if not isinstance(data, dict):
             return data
-        data = dict(data)
-        if data.get("kind") in ("stop", ActionKind.STOP):
-            data["value"] = data.get("value") or ""
-        if isinstance(data.get("element_id"), str):
-            data["element_id"] = data["element_id"].strip()
-        if data.get("kind") in ("press", "goto", "scroll", ActionKind.PRESS, ActionKind.GOTO,
-                                ActionKind.SCROLL) and isinstance(data.get("value"), str):
-            data["value"] = data["value"].strip()
-        return data
+        # Copied only when something changes (stored actions are already normal: one per
+        # step of every trajectory read).
+        kind, value, element_id = data.get("kind"), data.get("value"), data.get("element_id")
+        changes: dict[str, str] = {}
+        if kind in ("stop", ActionKind.STOP) and not value and value != "":
+            changes["value"] = ""
+        if isinstance(element_id, str) and element_id != element_id.strip():
+            changes["element_id"] = element_id.strip()
+        if kind in _STRIPPED_VALUE_KINDS and isinstance(value, str) and value != value.strip():
+            changes["value"] = value.strip()
+        return {**data, **changes} if changes else data
 
     @model_validator(mode="after")
     def _check_fields(self) -> Action:

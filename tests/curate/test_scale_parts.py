@@ -79,12 +79,15 @@ def test_batches_from_buffers_equal_arrows_own_conversion(n):
 
 
 def test_chunk_results_cross_the_wire_whole():
-    out = ChunkOut(jsonl={"train": b'{"messages": []}\n', "validation": b""},
+    out = ChunkOut(jsonl={"train": [b'{"messages": []}\n', b'{"messages": [1]}\n'],
+                          "validation": []},
                    batches={"train": to_batch(_columns(5)), "validation": to_batch(_columns(0))},
                    tasks=[("t~relabel-abc", b'{"task_id": "t~relabel-abc"}\n')],
                    stats={"trajectories": 2}, steps_read=7,
                    decisions=[("a", "{\"trajectory_id\": \"a\"}"), ("b", "{}")])
     back = decode_chunk(encode_chunk(out))
-    assert (back.jsonl, back.tasks, back.stats, back.steps_read, back.decisions) == (
-        out.jsonl, out.tasks, out.stats, out.steps_read, out.decisions)
+    assert {s: b"".join(v) for s, v in back.jsonl.items()} == {
+        s: b"".join(v) for s, v in out.jsonl.items()}
+    assert (back.tasks, back.stats, back.steps_read, back.decisions) == (
+        out.tasks, out.stats, out.steps_read, out.decisions)
     assert all(back.batches[s].equals(out.batches[s]) for s in out.batches)

@@ -111,9 +111,11 @@ class DatasetWriter:
         self._final.append((tmp, final))
         return tmp
 
-    def add(self, split: str, jsonl: bytes, batch: pa.RecordBatch) -> None:
-        self._jsonl[split].write(jsonl)
-        self.bytes_written += len(jsonl)
+    def add(self, split: str, jsonl: Sequence[bytes | memoryview], batch: pa.RecordBatch
+            ) -> None:
+        """JSONL lines (or blocks of them) and the same rows as Arrow."""
+        self._jsonl[split].writelines(jsonl)
+        self.bytes_written += sum(map(len, jsonl))
         if batch.num_rows:
             self._buffers[split].append(batch)
             self._rows[split] += batch.num_rows

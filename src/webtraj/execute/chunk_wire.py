@@ -17,7 +17,8 @@ _LEN = struct.Struct("<Q")
 
 @dataclass
 class ChunkOut:
-    jsonl: dict[str, bytes] = field(default_factory=dict)
+    # Per split, the JSONL lines (each ending in a newline) or, decoded, one block of them.
+    jsonl: dict[str, list[bytes | memoryview]] = field(default_factory=dict)
     # Parquet rows per split as Arrow batches: built in the worker, moved without pickling.
     batches: dict[str, Any] = field(default_factory=dict)
     tasks: list[tuple[str, bytes]] = field(default_factory=list)
@@ -27,35 +28,39 @@ class ChunkOut:
     decisions: list[tuple[str, str]] = field(default_factory=list)
 
 
-def encode_chunk(out: ChunkOut) -> bytes:
-    """A ChunkOut as one message: header length, JSON header, then the blobs it lists."""
-    blobs: list[bytes] = []
+def encode_chunk(out: ChunkOut, prefix: bytes = b"") -> bytes:
+    """A ChunkOut as one message (after `prefix`): header length, JSON header, then the
+    blobs it lists. Each line and Arrow buffer is copied once, into the message."""
+    blobs: list[bytes | pa.Buffer] = []
     sizes: dict[str, dict[str, int]] = {"jsonl": {}, "batches": {}}
-    for split, data in out.jsonl.items():
-        sizes["jsonl"][split] = len(data)
-        blobs.append(data)
+    for split, lines in out.jsonl.items():
+        sizes["jsonl"][split] = sum(map(len, lines))
+        blobs.extend(lines)
     for split, batch in out.batches.items():
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, batch.schema) as writer:
             writer.write_batch(batch)
-        data = sink.getvalue().to_pybytes()
-        sizes["batches"][split] = len(data)
+        data = sink.getvalue()
+        sizes["batches"][split] = data.size
         blobs.append(data)
     header = orjson.dumps({"sizes": sizes, "stats": out.stats, "steps_read": out.steps_read,
                            "tasks": [[tid, line.decode()] for tid, line in out.tasks],
                            "decisions": out.decisions})
-    return b"".join([_LEN.pack(len(header)), header, *blobs])
+    return b"".join([prefix, _LEN.pack(len(header)), header, *blobs])
 
 
 def decode_chunk(data: bytes | memoryview) -> ChunkOut:
-    (n,) = _LEN.unpack_from(data)
-    header = orjson.loads(data[_LEN.size:_LEN.size + n])
-    view, pos = memoryview(data), _LEN.size + n
+    """The ChunkOut of a message. Its JSONL stays a view into `data` (written at once);
+    the Arrow batches get their own bytes."""
+    view = memoryview(data)
+    (n,) = _LEN.unpack_from(view)
+    header = orjson.loads(view[_LEN.size:_LEN.size + n])
+    pos = _LEN.size + n
     out = ChunkOut(stats=header["stats"], steps_read=header["steps_read"],
                    tasks=[(tid, line.encode()) for tid, line in header["tasks"]],
                    decisions=[(tid, body) for tid, body in header["decisions"]])
     for split, size in header["sizes"]["jsonl"].items():
-        out.jsonl[split] = bytes(view[pos:pos + size])
+        out.jsonl[split] = [view[pos:pos + size]]
         pos += size
     for split, size in header["sizes"]["batches"].items():
         # The batch gets its own copy of its bytes: a view would keep the whole message

@@ -203,7 +203,7 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
     elif needs and settings.relabel == "llm":
         for (ld, _), res in zip(needs, _relabel_llm(settings, needs), strict=True):
             relabels[ld.trajectory_id] = res
-    jsonl: dict[str, list[bytes]] = {s: [] for s in (TRAIN, VALIDATION)}
+    jsonl: dict[str, list[bytes | memoryview]] = {s: [] for s in (TRAIN, VALIDATION)}
     columns = {s: empty_columns() for s in (TRAIN, VALIDATION)}
     for ld, sel in decided:
         traj = ld.trajectory
@@ -228,16 +228,16 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
         _append(jsonl[split], columns[split], inst, records)
         if inst.relabeled:
             out.tasks.append((inst.task.task_id, inst.task.to_json_bytes(indent=False) + b"\n"))
-    out.jsonl = {s: b"".join(v) for s, v in jsonl.items()}
+    out.jsonl = jsonl
     out.batches = {s: to_batch(c) for s, c in columns.items()}
     out.stats = stats.model_dump(mode="json")
     return out
 
 
-def _append(lines: list[bytes], cols: dict[str, list[Any]], inst: Instance,
+def _append(lines: list[bytes | memoryview], cols: dict[str, list[Any]], inst: Instance,
             records: list[dict[str, Any]]) -> None:
     for step, rec in zip(inst.steps, records, strict=True):
-        lines.append(orjson.dumps(rec) + b"\n")
+        lines.append(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE))
         cols["messages"].append(rec["messages"])
         cols["task_id"].append(inst.task.task_id)
         cols["source_task_id"].append(inst.source_task_id)

@@ -78,7 +78,7 @@ def _answer(worker: tuple[mp.process.BaseProcess, Connection]):
         raise RuntimeError(f"a curation worker died (exit code {proc.exitcode})") from None
     if data[:1] == b"E":
         raise RuntimeError(f"a curation worker failed:\n{data[1:].decode(errors='replace')}")
-    return decode_chunk(data[1:])
+    return decode_chunk(memoryview(data)[1:])
 
 
 def _requests(conn: Connection) -> Iterator[int]:
@@ -97,6 +97,6 @@ def _worker_main(parent_pid: int, conn: Connection) -> None:
         try:
             items = [tuple(x) for x in job["chunks"][i]]
             out = process_chunk(job["root"], items, job["job"])
-            conn.send_bytes(b"O" + encode_chunk(out))
+            conn.send_bytes(encode_chunk(out, prefix=b"O"))
         except Exception:  # noqa: BLE001 - sent to the driver, which stops the job with it
             conn.send_bytes(b"E" + traceback.format_exc().encode())

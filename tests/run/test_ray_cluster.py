@@ -61,7 +61,9 @@ def test_two_nodes_give_every_artifact_and_the_local_outcomes(tmp_path, cluster)
                         settings=settings, executor=executor,
                         ray_address=cluster.address if executor == "ray" else None,
                         chunk_size=3)
-        curate_run(job)
+        res = curate_run(job)
+        if executor == "ray":  # chunks read by tasks on the driver's node, and shipped ones
+            assert res.ray.read_on_node and res.ray.shipped, res.ray
         outs[executor] = {p.relative_to(job.out): p.read_bytes()
                           for p in sorted(job.out.rglob("*")) if p.is_file()}
     records = outs["local"][Path("train.jsonl")].count(b"\n") + outs["local"][

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -46,6 +46,9 @@ from webtraj.store.reader import (
     parse_chunk,
     trajectory_items,
 )
+
+if TYPE_CHECKING:
+    from webtraj.execute.curation_ray import RayCuration
 
 Executor = Literal["local", "ray"]
 JUDGES = ("rule", "llm", "vlm", "oracle", "miniwob")
@@ -302,6 +305,8 @@ class CurateResult:
     stats: CurationStats
     steps_read: int
     bytes_written: int
+    # With Ray: how many chunks tasks read on the driver's node, and how many were shipped.
+    ray: RayCuration | None = None
 
 
 def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = None,
@@ -338,13 +343,14 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
         for task_id, line in out.tasks:
             writer.add_task(task_id, line)
 
+    placed = None
     try:
         workers = min(job.num_cpus or os.cpu_count() or 1, len(chunks))
         if job.executor == "ray":
             from webtraj.execute.curation_ray import run_ray
 
-            run_ray(str(root), chunks, job_json, take, on_chunk, job.num_cpus,
-                    job.ray_address)
+            placed = run_ray(str(root), chunks, job_json, take, on_chunk, job.num_cpus,
+                             job.ray_address)
         elif workers > 1:
             from webtraj.execute.curation_pool import run_pool
 
@@ -360,4 +366,5 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
         log.abort()
         raise
     log.commit()
-    return CurateResult(stats=stats, steps_read=steps_read, bytes_written=writer.bytes_written)
+    return CurateResult(stats=stats, steps_read=steps_read, bytes_written=writer.bytes_written,
+                        ray=placed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from webtraj.model.base import FrozenModel
-from webtraj.model.score import Score
+from webtraj.model.score import Score, StepCheckRow, check_rows
 
 
 class CSRCurve(FrozenModel):
@@ -14,9 +14,9 @@ class CSRCurve(FrozenModel):
     # CSR of o_0..o_T (the observation before each step, then the final one); None where the
     # judge could not decide (unscored), which is neither a 0 nor a 1.
     values: tuple[float | None, ...] = Field(min_length=1)
-    # Per observation: constraint name -> met (True), not met (False), undecided (None).
-    # None when the score predates per-step matches; relabeling then cannot be done.
-    matching: tuple[dict[str, bool | None], ...] | None = None
+    # Per observation, each constraint's check: met (True), not met (False), undecided
+    # (None). None when the score predates per-step matches; relabeling then cannot be done.
+    matching: tuple[tuple[StepCheckRow, ...], ...] | None = None
 
     @property
     def unscored(self) -> int:
@@ -26,7 +26,7 @@ class CSRCurve(FrozenModel):
         """Constraints met at o_t, in task order; None if the matches are not known."""
         if self.matching is None:
             return None
-        row = self.matching[t]
+        row = {c["name"]: c.get("matching") for c in self.matching[t]}
         if any(row.get(n) is None for n in names):
             return None
         return tuple(n for n in names if row[n])
@@ -40,11 +40,11 @@ class CurveProblem(FrozenModel):
 
 
 def curve_from_score(score: Score | None, n_observations: int,
-                     matches: tuple[dict[str, bool | None], ...] | None = None
+                     matches: tuple[tuple[StepCheckRow, ...], ...] | None = None
                      ) -> CSRCurve | CurveProblem:
     """The curve in `score`, checked against the trajectory's observation count. `matches`
-    (per observation, name -> met) stands in for `score.step_checks` when a bulk reader
-    read them apart (`score_matches_from_row`)."""
+    stands in for `score.step_checks` when a bulk reader read them apart as rows
+    (`score_matches_from_row`)."""
     if score is None:
         return CurveProblem(reason="no_score")
     if score.step_values is None:
@@ -56,7 +56,7 @@ def curve_from_score(score: Score | None, n_observations: int,
                             detail=f"{len(values)} step values for {n_observations} "
                                    "observations")
     if matches is None and score.step_checks is not None:
-        matches = tuple({c.name: c.matching for c in row} for row in score.step_checks)
+        matches = check_rows(score.step_checks)
     # Built from parts the score's validation already checked (one curve per trajectory).
     return CSRCurve.model_construct(
         judge=score.evaluator, values=values,

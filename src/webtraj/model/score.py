@@ -47,6 +47,12 @@ class StepCheckRow(TypedDict):
 STEP_CHECK_ROWS = TypeAdapter(tuple[tuple[StepCheckRow, ...], ...])
 
 
+def check_rows(checks: tuple[tuple[StepCheck, ...], ...]) -> tuple[tuple[StepCheckRow, ...], ...]:
+    """Step checks as rows, for code that reads both forms."""
+    return tuple(tuple(StepCheckRow(name=c.name, matching=c.matching) for c in row)
+                 for row in checks)
+
+
 class Score(FrozenModel):
     evaluator: str = Field(min_length=1)
     value: float | None = Field(default=None, ge=0.0, le=1.0)

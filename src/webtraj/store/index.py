@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from webtraj.model.redact import Redactor
-from webtraj.model.score import STEP_CHECK_ROWS, Score
+from webtraj.model.score import STEP_CHECK_ROWS, Score, StepCheckRow, check_rows
 from webtraj.model.trajectory import Trajectory
 from webtraj.store import summary
 
@@ -82,25 +82,23 @@ def score_from_row(evaluator: str, value: float | None, reason: str | None, erro
     return Score.model_validate(_row_data(evaluator, value, reason, error, steps, body))
 
 
-StepMatches = tuple[dict[str, bool | None], ...]
+# Per observation, the step checks as rows: {"name", "matching"} (met, not met, None).
+StepMatches = tuple[tuple[StepCheckRow, ...], ...]
 
 
 def score_matches_from_row(evaluator: str, value: float | None, reason: str | None,
                            error: int, steps: str | None, body: str | None
                            ) -> tuple[Score, StepMatches | None]:
-    """The same score without its step checks, and per observation which constraints it
-    met (name -> met, None where undecided): what bulk curation reads, with the checks
-    validated as rows (`StepCheckRow`) rather than one model each. Raises ValueError where
-    `score_from_row` would."""
+    """The same score without its step checks, and the checks as validated rows
+    (`StepCheckRow`) rather than one model each: what bulk curation reads. Raises ValueError
+    where `score_from_row` would."""
     data = _row_data(evaluator, value, reason, error, steps, body)
     rows = data.pop("step_checks", None)
     score = Score.model_validate(data)
     if rows is not None:
-        return score, tuple({c["name"]: c.get("matching") for c in row}
-                            for row in STEP_CHECK_ROWS.validate_python(rows))
+        return score, STEP_CHECK_ROWS.validate_python(rows)
     if score.step_checks is not None:  # the older `details.step_matching`, read by Score
-        return score.model_copy(update={"step_checks": None}), tuple(
-            {c.name: c.matching for c in row} for row in score.step_checks)
+        return score.model_copy(update={"step_checks": None}), check_rows(score.step_checks)
     return score, None
 
 

@@ -78,11 +78,24 @@ def read_chunk(root: Path, ids: Sequence[str], evaluators: Sequence[str]) -> Raw
     for tid in ids:
         path = _trajectory_file(str(root), tid)
         try:
-            with open(path, "rb") as fh:
-                files.append((tid, fh.read(), None))
+            files.append((tid, _read_bytes(path), None))
         except OSError as exc:
             files.append((tid, None, str(InputError(f"cannot read: {exc.strerror}", file=path))))
     return RawChunk(root=str(root), files=tuple(files), score_rows=tuple(rows))
+
+
+def _read_bytes(path: str) -> bytes:
+    """A whole file in one read of its size: a file object and its buffer cost half as much
+    again as the read itself, 150k times."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size)
+        while len(data) < size and (more := os.read(fd, size - len(data))):
+            data += more
+        return data
+    finally:
+        os.close(fd)
 
 
 def _trajectory_file(root: str, tid: str) -> str:

@@ -1,9 +1,10 @@
 """The parts curation takes at scale, each held to the slow form it replaced: prompts of long
 trajectories (history written once per trajectory), Arrow batches built from buffers, and the
-wire form chunk results travel in (pipes and Ray)."""
+wire form chunk results travel in (pipes and Ray), and stored step checks read as rows."""
 
 from __future__ import annotations
 
+import orjson
 import pyarrow as pa
 import pytest
 
@@ -14,6 +15,7 @@ from webtraj.curate.instance import Instance, curate_trajectory
 from webtraj.curate.records import HISTORY_WINDOW, TREE_TOKENS, agent_tree, history_by_id, render
 from webtraj.curate.writers import SCHEMA, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk
+from webtraj.store.index import score_from_row, score_matches_from_row
 
 NAMES = [c.name for c in CONSTRAINTS]
 
@@ -91,3 +93,39 @@ def test_chunk_results_cross_the_wire_whole():
     assert (back.tasks, back.stats, back.steps_read, back.decisions) == (
         out.tasks, out.stats, out.steps_read, out.decisions)
     assert all(back.batches[s].equals(out.batches[s]) for s in out.batches)
+
+
+def _row(score):
+    """A Score as its score_sets columns (value, reason, error, steps, body)."""
+    body = score.model_dump(mode="json", exclude_none=True, exclude={"step_values"})
+    steps = None if score.step_values is None else orjson.dumps(score.step_values).decode()
+    return (score.value, score.reason, int(score.error), steps, orjson.dumps(body).decode())
+
+
+def test_step_checks_read_as_rows_give_the_curve_of_the_full_score():
+    task = make_task("hotels-007")
+    score = make_score(task, matching_rows(task, [[], [NAMES[0]], NAMES[:2], NAMES]))
+    row = _row(score)
+    full = score_from_row(score.evaluator, *row)
+    light, rows = score_matches_from_row(score.evaluator, *row)
+    assert light.step_checks is None and light.step_values == full.step_values
+    assert curve_from_score(light, 4, rows) == curve_from_score(full, 4)
+    curve = curve_from_score(light, 4, rows)
+    assert curve.satisfied(2, tuple(NAMES)) == tuple(NAMES[:2])
+    # The older form (per-step matches in details) reads the same way.
+    old = orjson.loads(row[4])
+    old["details"] = {"step_matching": [{c["name"]: c.get("matching") for c in r}
+                                        for r in old.pop("step_checks")]}
+    legacy = score_matches_from_row(score.evaluator, *row[:4], orjson.dumps(old).decode())
+    assert curve_from_score(legacy[0], 4, legacy[1]) == curve_from_score(full, 4)
+
+
+@pytest.mark.parametrize("checks", [[[{"name": "x", "matching": "perhaps"}]],
+                                    [[{"name": "x", "surprise": 1}]], ["not a row"], 7])
+def test_bad_step_checks_make_the_stored_score_unreadable(checks):
+    body = orjson.dumps({"evaluator": "constraints:rule", "value": 0.5,
+                         "step_checks": checks}).decode()
+    with pytest.raises(ValueError):
+        score_matches_from_row("constraints:rule", 0.5, None, 0, "[0.5]", body)
+    with pytest.raises(ValueError):  # a body that is not an object
+        score_matches_from_row("constraints:rule", 0.5, None, 0, None, "[1, 2]")

@@ -160,8 +160,7 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
     def decide(tid: str, drop: Drop | None = None, sel: Selection | None = None,
                inst: Instance | None = None) -> None:
         best = sel.best if sel is not None else None
-        # Built from curation's own typed results (no input to check), once per trajectory.
-        out.decisions.append((tid, CurationDecision.model_construct(
+        out.decisions.append((tid, CurationDecision(
             trajectory_id=tid, dataset=job.dataset, curated_at=job.curated_at,
             judge=settings.judge, second_judge=settings.second_judge,
             kept=inst is not None, drop_reason=drop.reason.value if drop else None,

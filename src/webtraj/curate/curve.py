@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from webtraj.model.base import FrozenModel
-from webtraj.model.score import Score, StepCheckRow, check_rows
+from webtraj.model.score import Score, StepMatches, check_rows
 
 
 class CSRCurve(FrozenModel):
@@ -16,7 +16,7 @@ class CSRCurve(FrozenModel):
     values: tuple[float | None, ...] = Field(min_length=1)
     # Per observation, each constraint's check: met (True), not met (False), undecided
     # (None). None when the score predates per-step matches; relabeling then cannot be done.
-    matching: tuple[tuple[StepCheckRow, ...], ...] | None = None
+    matching: StepMatches | None = None
 
     @property
     def unscored(self) -> int:
@@ -40,7 +40,7 @@ class CurveProblem(FrozenModel):
 
 
 def curve_from_score(score: Score | None, n_observations: int,
-                     matches: tuple[tuple[StepCheckRow, ...], ...] | None = None
+                     matches: StepMatches | None = None
                      ) -> CSRCurve | CurveProblem:
     """The curve in `score`, checked against the trajectory's observation count. `matches`
     stands in for `score.step_checks` when a bulk reader read them apart as rows

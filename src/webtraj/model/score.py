@@ -44,10 +44,12 @@ class StepCheckRow(TypedDict):
     reason: NotRequired[str | None]
 
 
-STEP_CHECK_ROWS = TypeAdapter(tuple[tuple[StepCheckRow, ...], ...])
+# Per observation o_0..o_T, its step checks as rows.
+StepMatches = tuple[tuple[StepCheckRow, ...], ...]
+STEP_CHECK_ROWS = TypeAdapter(StepMatches)
 
 
-def check_rows(checks: tuple[tuple[StepCheck, ...], ...]) -> tuple[tuple[StepCheckRow, ...], ...]:
+def check_rows(checks: tuple[tuple[StepCheck, ...], ...]) -> StepMatches:
     """Step checks as rows, for code that reads both forms."""
     return tuple(tuple(StepCheckRow(name=c.name, matching=c.matching) for c in row)
                  for row in checks)

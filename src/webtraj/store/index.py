@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from webtraj.model.redact import Redactor
-from webtraj.model.score import STEP_CHECK_ROWS, Score, StepCheckRow, check_rows
+from webtraj.model.score import STEP_CHECK_ROWS, Score, StepMatches, check_rows
 from webtraj.model.trajectory import Trajectory
 from webtraj.store import summary
 
@@ -80,10 +80,6 @@ def score_from_row(evaluator: str, value: float | None, reason: str | None, erro
     """A Score from its score_sets columns: a plain score lives in the columns, anything
     more in the JSON body, per-step values in `steps`."""
     return Score.model_validate(_row_data(evaluator, value, reason, error, steps, body))
-
-
-# Per observation, the step checks as rows: {"name", "matching"} (met, not met, None).
-StepMatches = tuple[tuple[StepCheckRow, ...], ...]
 
 
 def score_matches_from_row(evaluator: str, value: float | None, reason: str | None,

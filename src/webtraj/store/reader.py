@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from webtraj.model.errors import InputError
-from webtraj.model.score import Score
+from webtraj.model.score import Score, StepMatches
 from webtraj.model.trajectory import Trajectory
-from webtraj.store.index import StepMatches, score_matches_from_row
+from webtraj.store.index import score_matches_from_row
 from webtraj.store.run_store import INDEX_DB, TRAJECTORIES, TRAJECTORY_JSON
 
 __all__ = ["INDEX_DB", "TRAJECTORIES", "TRAJECTORY_JSON", "Loaded", "RawChunk", "load_chunk",

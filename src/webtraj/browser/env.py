@@ -36,7 +36,7 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
-from webtraj.browser.har import HarFallback, har_journal
+from webtraj.browser.har import HarFallback, RequestBodies, har_journal
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.records import (
     BlockedRequest,
@@ -69,6 +69,7 @@ class BrowserEnv:
         self._runner: ActionRunner | None = None
         self._monitor = NetworkMonitor()
         self._har_fallback = HarFallback()
+        self._bodies = RequestBodies()
         self._steps = 0
         self._dialogs_seen = 0
         self._boxes: dict[str, tuple[float, float, float, float]] = {}
@@ -119,6 +120,8 @@ class BrowserEnv:
         if cfg.har_path is not None:
             self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)))
             self._har_fallback.attach(self.context)
+            self._bodies = RequestBodies()
+            self._bodies.attach(self.context)
         self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)
         self._steps = 0
@@ -233,19 +236,31 @@ class BrowserEnv:
             proxy.stop()
             self._tunnels = proxy.tunnels
 
+    def _fill_bodies(self, har: Path) -> None:
+        """Request bodies into Playwright's HAR; a HAR that cannot be rewritten is kept as
+        Playwright wrote it, and the episode says so."""
+        try:
+            self._bodies.fill(har)
+        except (OSError, ValueError) as exc:
+            self._error = self._error or f"request bodies not added to the HAR: {exc}"
+
     async def close(self) -> EpisodeResult:
         """Close the context (this writes the HAR). Safe to call twice."""
         if self.context is None:
             self._stop_proxy()
             return self.result or EpisodeResult()
         context, self.context = self.context, None
+        context_closed = False
         try:
             await context.close()
+            context_closed = True
         except PlaywrightError as exc:
             self._error = self._error or f"closing the browser context failed: {exc}"
         finally:  # even when cancelled: the trace and the guards' records must survive
             self._stop_proxy()
             har = self.config.har_path
+            if har is not None and context_closed:
+                self._fill_bodies(Path(har))
             if har is not None and self._har_fallback.write_if_missing(Path(har)):
                 self._error = self._error or "the browser died before the context closed; " \
                     "the HAR was rebuilt from request events"

@@ -1,4 +1,14 @@
-"""A fallback HAR for when the browser dies mid-episode.
+"""Request bodies for Playwright's HAR, and a fallback HAR for when the browser dies.
+
+Playwright's HAR (content "omit", so responses stay small) records no request body text, and
+no postData at all for multipart: `RequestBodies` keeps each request's body from the
+context's "request" events and `fill_request_bodies` writes them into the HAR once
+Playwright has written it, as HAR `postData` (text, MIME type, form/multipart params; see
+formats/http_body.py). Bodies pass through the run store's redactor like the rest of the
+HAR. A multipart body with a file part is not reported by Chromium at all: it is recorded
+with its MIME type and a comment saying so.
+
+A fallback HAR for when the browser dies mid-episode:
 
 Playwright writes the HAR (`record_har_path`) when the context closes; if Chromium crashed
 first, that file never appears. This recorder keeps a minimal HAR 1.2 entry per finished or
@@ -11,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import defaultdict, deque
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,12 +30,77 @@ from playwright.async_api import BrowserContext, Request
 from playwright.async_api import Error as PlaywrightError
 
 from webtraj import __version__
+from webtraj.formats.http_body import post_data
 from webtraj.model.jsonfile import read_journal
 from webtraj.model.redact import Redactor
 
 
 def _pairs(headers: dict[str, str]) -> list[dict[str, str]]:
     return [{"name": k, "value": v} for k, v in headers.items()]
+
+
+_NO_BODY = "the browser did not report this body (a multipart body with a file part)"
+
+
+def request_post_data(request: Request) -> dict[str, Any] | None:
+    """HAR `postData` of a request; None for a request without a body."""
+    mime = request.headers.get("content-type", "")
+    try:
+        body = request.post_data_buffer
+    except PlaywrightError:
+        body = None
+    if body is None:
+        if request.method in ("GET", "HEAD", "OPTIONS") or not mime:
+            return None
+        return {"mimeType": mime, "text": "", "comment": _NO_BODY}
+    return post_data(body, mime)
+
+
+def _body_size(request: Request) -> int:
+    try:
+        return len(request.post_data_buffer or b"")
+    except PlaywrightError:
+        return -1
+
+
+class RequestBodies:
+    """The bodies of an episode's requests, in order per (method, URL)."""
+
+    def __init__(self) -> None:
+        self._bodies: defaultdict[tuple[str, str], deque[dict[str, Any] | None]] = \
+            defaultdict(deque)
+        self.count = 0
+
+    def attach(self, context: BrowserContext) -> None:
+        context.on("request", self._seen)
+
+    def _seen(self, request: Request) -> None:
+        body = request_post_data(request)
+        self._bodies[(request.method, request.url)].append(body)
+        self.count += body is not None
+
+    def fill(self, path: Path) -> int:
+        """Write the recorded bodies into the HAR at `path` (entries are matched in order per
+        method and URL); returns how many entries got a body."""
+        if not self.count or not path.exists():
+            return 0
+        log = json.loads(path.read_bytes())
+        queues = {k: deque(v) for k, v in self._bodies.items()}
+        filled = 0
+        for entry in log.get("log", {}).get("entries", ()):
+            req = entry.get("request") if isinstance(entry, dict) else None
+            if not isinstance(req, dict):
+                continue
+            queue = queues.get((req.get("method"), req.get("url")))
+            body = queue.popleft() if queue else None
+            if body is not None:
+                req["postData"] = body
+                filled += 1
+        if filled:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(log, indent=1))
+            os.replace(tmp, path)
+        return filled
 
 
 class HarFallback:
@@ -54,11 +130,11 @@ class HarFallback:
         req: dict[str, Any] = {
             "method": request.method, "url": request.url, "httpVersion": "HTTP/1.1",
             "headers": _pairs(request.headers), "queryString": [], "cookies": [],
-            "headersSize": -1, "bodySize": len(request.post_data_buffer or b""),
+            "headersSize": -1, "bodySize": _body_size(request),
         }
-        if request.post_data is not None:
-            req["postData"] = {"mimeType": request.headers.get("content-type", ""),
-                               "text": request.post_data}
+        body = request_post_data(request)
+        if body is not None:
+            req["postData"] = body
         return {
             "startedDateTime": datetime.fromtimestamp(start_ms / 1000, UTC).isoformat(),
             "time": max(0.0, end) if end is not None else 0.0,

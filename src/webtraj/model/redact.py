@@ -144,12 +144,16 @@ class Redactor:
         return out
 
     def _body(self, obj: dict) -> dict:
-        """A HAR postData / content: the text is read by its MIME type."""
+        """A HAR postData / content: the text is read by its MIME type, and as JSON whatever
+        the MIME type when it parses as JSON (a JSON body sent as text/plain)."""
         out = {k: self.data(v, k) for k, v in obj.items() if k != "text"}
         mime, text = obj["mimeType"].lower(), obj["text"]
+        looks_json = text[:1] in ("{", "[") or text.lstrip()[:1] in ("{", "[")
         if "x-www-form-urlencoded" in mime:
             out["text"] = self.form(text)
-        elif "json" in mime and obj.get("encoding") != "base64":
+        elif "multipart/form-data" in mime:
+            out["text"] = self.text(_MULTIPART_FIELD.sub(_multipart_field, text))
+        elif ("json" in mime or looks_json) and obj.get("encoding") != "base64":
             try:
                 parsed = orjson.loads(text)
             except orjson.JSONDecodeError:
@@ -165,6 +169,18 @@ class Redactor:
         if isinstance(cookie, dict):
             return {k: (REDACTED if k == "value" else self.data(v)) for k, v in cookie.items()}
         return self.data(cookie)
+
+
+# One part of a multipart/form-data body: its headers (naming the field), then its value.
+_MULTIPART_FIELD = re.compile(
+    r'(Content-Disposition:[^\r\n]*?\bname="([^"]*)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*\r?\n)'
+    r"(.*?)(?=\r?\n--)", re.IGNORECASE | re.DOTALL)
+
+
+def _multipart_field(m: re.Match[str]) -> str:
+    if m.group(3) and credential_name(m.group(2), bare_key=True):
+        return m.group(1) + REDACTED
+    return m.group(0)
 
 
 def _header_line(m: re.Match[str]) -> str:

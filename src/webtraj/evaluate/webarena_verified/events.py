@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, unquote, urlparse
+
+from webtraj.formats.http_body import multipart_boundary, multipart_params
 
 STATIC_SUFFIXES = (".css", ".js", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".woff", ".woff2",
                    ".ttf", ".ico", ".webp")
@@ -114,7 +115,7 @@ def parse_body(body: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if "application/x-www-form-urlencoded" in mime:
         return {k: v[0] if v else "" for k, v in parse_qs(text, keep_blank_values=True).items()}
-    if "application/json" in mime:
+    if "json" in mime.lower():  # application/json, application/vnd.api+json, ...
         try:
             parsed = json.loads(text)
         except json.JSONDecodeError:
@@ -122,31 +123,14 @@ def parse_body(body: dict[str, Any]) -> dict[str, Any] | None:
         if isinstance(parsed, dict):
             return parsed
     if "multipart/form-data" in mime:
-        m = re.search(r"boundary=([^;\s]+)", mime)
-        if m:
-            return parse_multipart(text, m.group(1))
+        boundary = multipart_boundary(mime)
+        if boundary:
+            return parse_multipart(text, boundary)
     return None
 
 
 def parse_multipart(text: str, boundary: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for part in text.split(f"--{boundary}"):
-        part = part.strip()
-        if not part or part == "--":
-            continue
-        if "\r\n\r\n" in part:
-            head, body = part.split("\r\n\r\n", 1)
-        elif "\n\n" in part:
-            head, body = part.split("\n\n", 1)
-        else:
-            continue
-        for line in head.split("\r\n"):
-            if line.lower().startswith("content-disposition:"):
-                m = re.search(r'name="([^"]+)"', line)
-                if m:
-                    out[m.group(1)] = body.rstrip("\r\n")
-                break
-    return out
+    return {p["name"]: p["value"] for p in multipart_params(text, boundary)}
 
 
 def scan_events(path: str | Path) -> tuple[list[NetworkEvent], Callable[[], None]]:

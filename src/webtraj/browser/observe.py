@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import time
 
+import orjson
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
@@ -43,15 +43,36 @@ def _transient(exc: Exception) -> bool:
     return any(t in text for t in _TRANSIENT)
 
 
+# Elements of the document and of its same-origin frames (what the tree would have to read).
+_COUNT_ELEMENTS = """() => {
+  let n = document.getElementsByTagName('*').length;
+  for (const f of document.querySelectorAll('iframe, frame')) {
+    try { n += f.contentDocument ? f.contentDocument.getElementsByTagName('*').length : 0; }
+    catch (e) { /* another origin: its own frame reads it */ }
+  }
+  return n;
+}"""
+
+
 async def read_tree(page: Page, config: EnvConfig) -> TreeText:
-    """The flattened accessibility tree, retried when a frame detaches mid-extraction."""
+    """The flattened accessibility tree, retried when a frame detaches mid-extraction.
+    A page over the size bounds is not read (`PageTooLarge`)."""
     last: Exception | None = None
     for attempt in range(config.extraction_retries + 1):
         try:
+            elements = await page.evaluate(_COUNT_ELEMENTS)
+            if isinstance(elements, int) and elements > config.max_page_elements:
+                raise PageTooLarge(
+                    f"the page has {elements:,} elements, over the bound of "
+                    f"{config.max_page_elements:,} (EnvConfig.max_page_elements)")
             # Boxes cost ~1 ms and give each element's box as the screenshot shows it (the
             # acted element's box is drawn from them, with no round trip of its own).
             snapshot = await page.aria_snapshot(
-                mode="ai", boxes=True, timeout=config.action_timeout_ms)
+                mode="ai", boxes=True, timeout=config.tree_timeout_ms)
+            if len(snapshot) > config.max_tree_chars:
+                raise PageTooLarge(
+                    f"the accessibility tree has {len(snapshot):,} characters, over the "
+                    f"bound of {config.max_tree_chars:,} (EnvConfig.max_tree_chars)")
             return format_tree(
                 parse_aria_snapshot(snapshot), visible_only=config.visible_only,
                 viewport=(config.viewport_width, config.viewport_height))
@@ -71,6 +92,13 @@ class ExtractionError(RuntimeError):
     """The page could not be read even after retries."""
 
 
+class PageTooLarge(ExtractionError):
+    """The page is over a size bound: not read at all (the same answer on any machine)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"cannot read the accessibility tree: {why}")
+
+
 def _first_line(exc: Exception | None) -> str:
     return str(exc).strip().splitlines()[0] if exc and str(exc).strip() else repr(exc)
 
@@ -84,22 +112,57 @@ async def _title(page: Page) -> str:
     return ""
 
 
-_JSON_LD = """els => els.map(e => e.textContent || "").filter(t => t.length < 2000000)"""
+# JSON-LD kept per page: blocks past these bounds are left out, and the observation says so.
+MAX_JSON_LD_BLOCKS = 64
+MAX_JSON_LD_CHARS = 1_000_000
+MAX_JSON_LD_DEPTH = 64
+# Texts of the blocks, each cut at one character past the bound (its length tells it is over).
+_JSON_LD = """(els, max) => els.map(e => (e.textContent || "").slice(0, max + 1))"""
 
 
-async def structured_data(page: Page) -> tuple:
-    """The page's JSON-LD blocks, parsed; blocks that are not valid JSON are skipped."""
+async def structured_data(page: Page) -> tuple[tuple, list[str]]:
+    """The page's JSON-LD blocks, parsed, and what was left out and why: blocks that are not
+    valid JSON, too large, nested too deeply, or past the number kept."""
     try:
-        texts = await page.eval_on_selector_all('script[type="application/ld+json"]', _JSON_LD)
+        texts = await page.eval_on_selector_all('script[type="application/ld+json"]',
+                                                _JSON_LD, MAX_JSON_LD_CHARS)
     except PlaywrightError:
-        return ()
-    out = []
-    for text in texts:
-        try:
-            out.append(json.loads(text))
-        except ValueError:
+        return (), []
+    out: list = []
+    skipped: list[str] = []
+    for i, text in enumerate(texts):
+        if len(out) == MAX_JSON_LD_BLOCKS:
+            skipped.append(f"{len(texts) - i} blocks past the first {MAX_JSON_LD_BLOCKS}")
+            break
+        if len(text) > MAX_JSON_LD_CHARS:
+            skipped.append(f"block {i} over {MAX_JSON_LD_CHARS:,} characters")
             continue
-    return tuple(out)
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            if "depth" in str(exc).lower() or "recursion" in str(exc).lower():
+                skipped.append(f"block {i} nested deeper than {MAX_JSON_LD_DEPTH} levels")
+            continue  # not JSON: a page's mistake, not data
+        if _depth_over(value, MAX_JSON_LD_DEPTH):
+            skipped.append(f"block {i} nested deeper than {MAX_JSON_LD_DEPTH} levels")
+            continue
+        out.append(value)
+    return tuple(out), skipped
+
+
+def _depth_over(value: object, limit: int) -> bool:
+    """Is `value` nested deeper than `limit` (iteratively: no recursion to exhaust)?"""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        elif not isinstance(v, list):
+            continue
+        if depth > limit:
+            return True
+        stack.extend((x, depth + 1) for x in v if isinstance(x, dict | list))
+    return False
 
 
 async def _timed(times: dict[str, float], name: str, work):
@@ -157,13 +220,23 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
         if not config.html:
             return None
         try:
-            return clean_html(await page.content())
+            content = await page.content()
         except PlaywrightError as exc:
             problems["html"] = f"cannot read the HTML: {_first_line(exc)}"
             return None
+        if len(content) > config.max_html_chars:
+            problems["html"] = (f"HTML not kept: {len(content):,} characters, over the bound "
+                                f"of {config.max_html_chars:,} (EnvConfig.max_html_chars)")
+            return None
+        return clean_html(content)
 
     async def data_part() -> tuple:
-        return await structured_data(page) if config.structured_data else ()
+        if not config.structured_data:
+            return ()
+        data, skipped = await structured_data(page)
+        if skipped:
+            problems["structured_data"] = "JSON-LD left out: " + "; ".join(skipped)
+        return data
 
     t0 = time.perf_counter()
     tree, png, html, data, tab_list = await asyncio.gather(
@@ -177,7 +250,8 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
         url=page.url, title=title, tabs=tab_list, axtree=tree.text,
         html=html, screenshot_png=png, focused=tree.focused,
         last_action_error="; ".join(
-            p for p in (error, *(problems.get(k) for k in ("tree", "screenshot", "html"))) if p
+            p for p in (error, *(problems.get(k) for k in (
+                "tree", "screenshot", "html", "structured_data"))) if p
         ) or None,
-        dialogs=dialogs, element_ids=tuple(tree.ids), structured_data=data,
-        element_boxes=tree.boxes)
+        unreadable=problems.get("tree"), dialogs=dialogs, element_ids=tuple(tree.ids),
+        structured_data=data, element_boxes=tree.boxes)

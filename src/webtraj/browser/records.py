@@ -43,6 +43,8 @@ class BrowserObservation(FrozenModel):
     screenshot_png: bytes | None = Field(default=None, repr=False)
     focused: str | None = None
     last_action_error: str | None = None
+    # Why the accessibility tree could not be read (then `axtree` is empty, not a page).
+    unreadable: str | None = None
     # Dialogs answered during the action that led here.
     dialogs: tuple[DialogRecord, ...] = ()
     # Every element id present in `axtree` (ids an agent may act on).
@@ -59,7 +61,8 @@ class BrowserObservation(FrozenModel):
         return Observation(
             url=self.url, title=self.title, tabs=self.tabs, axtree=self.axtree, html=self.html,
             screenshot=screenshot, focused=self.focused,
-            last_action_error=self.last_action_error, structured_data=self.structured_data)
+            last_action_error=self.last_action_error, unreadable=self.unreadable,
+            structured_data=self.structured_data)
 
 
 class StepResult(FrozenModel):

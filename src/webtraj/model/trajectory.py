@@ -31,6 +31,10 @@ class Observation(FrozenModel):
     screenshot: str | None = None
     focused: str | None = None
     last_action_error: str | None = None
+    # Why the page's accessibility tree could not be read (too large, timed out, crashed):
+    # `axtree` is then empty because nothing was read, not because the page was empty, and
+    # every judgement on this observation is unknown with this reason.
+    unreadable: str | None = None
     # Machine-readable data the page publishes (parsed JSON-LD blocks), for rule judges.
     structured_data: tuple[JsonValue, ...] = ()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webtraj.model.score import ConstraintCheck, Score, StepCheck
+from webtraj.model.task import Task
 
 
 class ObservationCSR:
@@ -27,6 +28,14 @@ class ObservationCSR:
                 self.reason = "judge could not decide: " + ", ".join(undecided)
             else:
                 self.value = sum(1 for c in self.checks if c.matching) / len(self.checks)
+
+
+def unreadable_csr(task: Task, why: str) -> ObservationCSR:
+    """An observation whose page could not be read: every constraint unknown, with why."""
+    reason = f"the observation could not be read: {why}"
+    return ObservationCSR([ConstraintCheck(name=c.name, ground_truth=c.value, matching=None,
+                                           reason=reason) for c in task.constraints],
+                          reason=reason)
 
 
 def trajectory_score(evaluator: str, per_observation: Sequence[ObservationCSR]) -> Score:

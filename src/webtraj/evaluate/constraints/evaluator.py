@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from webtraj.agents.plugins import options_model_of, validate_options
-from webtraj.evaluate.constraints.csr import trajectory_score
+from webtraj.evaluate.constraints.csr import ObservationCSR, trajectory_score, unreadable_csr
 from webtraj.evaluate.constraints.extraction import ExtractionError, extract_constraints
 from webtraj.evaluate.constraints.judge import ConstraintJudge
 from webtraj.evaluate.constraints.judge_plugins import (
@@ -79,13 +79,25 @@ class ConstraintsEvaluator:
             return [Score.unscored(self.name, "trajectory has no observation to judge")]
         if self.steps == "final":
             observations = observations[-1:]
-        per_obs = await self.judge.judge(task, observations, trajectory, artifacts)
+        per_obs = await self._judge(task, observations, trajectory, artifacts)
         score = trajectory_score(self.name, per_obs)
         if extracted:
             extra = [c.model_dump(mode="json") for c in task.constraints]
             score = score.model_copy(update={"details": {**score.details,
                                                          "extracted_constraints": extra}})
         return [score]
+
+
+    async def _judge(self, task, observations, trajectory, artifacts) -> list[ObservationCSR]:
+        """The judge on the observations it can read; an unreadable page is unknown for
+        every judge that reads the page (all but those declaring `reads_page = False`)."""
+        if not getattr(self.judge, "reads_page", True):
+            return await self.judge.judge(task, observations, trajectory, artifacts)
+        readable = [o for o in observations if o.unreadable is None]
+        judged = iter(await self.judge.judge(task, readable, trajectory, artifacts)
+                      if readable else ())
+        return [next(judged) if o.unreadable is None else unreadable_csr(task, o.unreadable)
+                for o in observations]
 
 
 def make_judge(name: str, env: EvalEnv, *, sources: tuple[str, ...] | None = None,

@@ -15,6 +15,10 @@ from webtraj.model.trajectory import Observation, Trajectory
 
 
 class ConstraintJudge(Protocol):
+    """A judge may set `reads_page = False` when it judges without the page (the oracle
+    reads the site's state): otherwise an observation marked `unreadable` is not given to
+    it and is unknown for it."""
+
     name: str
 
     async def judge(self, task: Task, observations: Sequence[Observation],

@@ -12,6 +12,9 @@ from webtraj.model.trajectory import Observation, Trajectory
 
 class OracleJudge:
     name = "oracle"
+    # It reads the sites' state behind the URL, not the page: an unreadable page is no
+    # obstacle to it.
+    reads_page = False
 
     def __init__(self, oracle) -> None:
         # A webtraj.sites.oracle.Oracle for the sites the run was served from.

@@ -141,13 +141,11 @@ def _tasks(stack: ExitStack, store: RunStore, config: RunConfig,
         sandbox, session = open_suite_sandbox(stack, store, config)
         tasks = sandbox.tasks(config.suite)
     elif config.tasks_file:
-        from webtraj.formats.tasks import load_tasks
+        from webtraj.formats.tasks import load_tasks, no_usable_task
 
-        tasks, errors = load_tasks(config.tasks_file)
+        tasks, errors = load_tasks(config.tasks_file, need_start_url=True)
         if not tasks:
-            raise InputError("no usable task in the file" + (
-                f" ({len(errors)} bad records; first: {errors[0]})" if errors else
-                " (it is empty)"), file=config.tasks_file)
+            raise no_usable_task(config.tasks_file, errors)
         tasks, session = serve_named_sites(stack, store, config, tasks)
     else:
         tasks, session = extra, None

@@ -120,14 +120,12 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             tasks = sandbox.tasks(config.suite)
         else:
             from webtraj.execute.sandbox import serve_named_sites
-            from webtraj.formats.tasks import load_tasks
+            from webtraj.formats.tasks import load_tasks, no_usable_task
 
-            tasks, errors = load_tasks(config.tasks_file)
+            tasks, errors = load_tasks(config.tasks_file, need_start_url=True)
             task_errors = [str(e) for e in errors]
             if not tasks:
-                raise InputError("no usable task in the file" + (
-                    f" ({len(errors)} bad records)" if errors else " (it is empty)"),
-                    file=config.tasks_file)
+                raise no_usable_task(config.tasks_file, errors)
             tasks, session_urls = serve_named_sites(stack, store, config, tasks)
         tasks, problems = select_tasks(tasks, config)
         task_errors += problems

@@ -1,5 +1,5 @@
 """webtraj task files: JSONL (one task per line) or a JSON list. A bad record is reported
-with file, line and field, and skipped."""
+with file, line and field, and skipped; a file whose every record is bad names each one."""
 
 from __future__ import annotations
 
@@ -9,8 +9,14 @@ import orjson
 
 from webtraj.model import InputError, Task
 
+# Bad records listed one by one in the error of a file that has no usable task.
+_LISTED = 20
 
-def load_tasks(path: str | Path) -> tuple[list[Task], list[InputError]]:
+
+def load_tasks(path: str | Path, *, need_start_url: bool = False
+               ) -> tuple[list[Task], list[InputError]]:
+    """Tasks of the file and the bad records (skipped). `need_start_url`: a task without a
+    start URL is a bad record too (a run or a recording has nowhere to begin it)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -23,10 +29,12 @@ def load_tasks(path: str | Path) -> tuple[list[Task], list[InputError]]:
             items = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             raise InputError(f"invalid JSON: {exc}", file=path) from None
-        records = [(i, item) for i, item in enumerate(items)]
-        for i, item in records:
+        if not isinstance(items, list):
+            raise InputError("expected a JSON list of tasks", file=path)
+        for i, item in enumerate(items):
             try:
-                tasks.append(Task.from_obj(item, file=path, record=i))
+                tasks.append(_checked(Task.from_obj(item, file=path, record=f"item {i}"),
+                                      need_start_url, path, f"item {i}"))
             except InputError as exc:
                 errors.append(exc)
     else:
@@ -34,7 +42,8 @@ def load_tasks(path: str | Path) -> tuple[list[Task], list[InputError]]:
             if not line.strip():
                 continue
             try:
-                tasks.append(Task.from_json_bytes(line, file=path, record=f"line {n}"))
+                tasks.append(_checked(Task.from_json_bytes(line, file=path, record=f"line {n}"),
+                                      need_start_url, path, f"line {n}"))
             except InputError as exc:
                 errors.append(exc)
     if not tasks and not errors:
@@ -49,3 +58,30 @@ def load_tasks(path: str | Path) -> tuple[list[Task], list[InputError]]:
         seen.add(t.task_id)
         unique.append(t)
     return unique, errors
+
+
+def _checked(task: Task, need_start_url: bool, path: Path, where: str) -> Task:
+    if need_start_url and not task.start_url:
+        raise InputError(f"task {task.task_id!r} has no start_url: an episode needs a page to "
+                         "start from", file=path, record=where, field="start_url")
+    return task
+
+
+def no_usable_task(path: str | Path, errors: list[InputError]) -> InputError:
+    """The error of a tasks file with no usable task: every bad record by line and field."""
+    if not errors:
+        return InputError("no usable task in the file (it is empty)", file=path)
+    lines = [f"  {_where(e)}: {e.message}" for e in errors[:_LISTED]]
+    if len(errors) > _LISTED:
+        lines.append(f"  ... and {len(errors) - _LISTED} more bad records")
+    n = len(errors)
+    return InputError(f"no usable task in the file: {'its' if n > 1 else 'the'} "
+                      f"{n} record{'s' if n > 1 else ''} {'are all' if n > 1 else 'is'} bad:\n"
+                      + "\n".join(lines), file=path)
+
+
+def _where(error: InputError) -> str:
+    parts = [str(error.record) if error.record is not None else "the file"]
+    if error.field:
+        parts.append(f"field '{error.field}'")
+    return ", ".join(parts)

@@ -4,6 +4,7 @@ inline script, so text from pages, models and files can only ever be text."""
 
 from __future__ import annotations
 
+import logging
 import mimetypes
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -14,21 +15,26 @@ from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webtraj.model.errors import InputError
+from webtraj.model.ordering import difficulty_key, group_key, natural_key
 from webtraj.model.trajectory import Trajectory
 from webtraj.report import queries as q
 from webtraj.report.plot import step_plot
 from webtraj.store.decisions import decisions_of
-from webtraj.store.run_store import TRAJECTORY_JSON
 from webtraj.view.compare import Column, align, task_table
-from webtraj.view.detail import load_view, png_size
-from webtraj.view.runs import Catalog, RunRef, connect, load_info, run_row
+from webtraj.view.detail import load_trajectory, load_view, png_size
+from webtraj.view.files import NotInRun, TrajectoryFiles
+from webtraj.view.network import PAGE_SIZE as NET_PAGE_SIZE
+from webtraj.view.network import STATUSES, TYPES, NetworkQuery, read_network
+from webtraj.view.runs import DAMAGE, Catalog, RunRef, connect, damage_text, load_info, run_row
 from webtraj.view.stats import run_stats
+
+log = logging.getLogger("webtraj.view")
 
 CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -64,7 +70,9 @@ def _page(name: str, status: int = 200, **ctx: object) -> HTMLResponse:
     return HTMLResponse(_env.get_template(name).render(**ctx), status_code=status)
 
 
-def create_app(sources: list[Path]) -> Starlette:
+def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> Starlette:
+    """The app over runs under `sources`; `allowed_hosts` are the Host header values it
+    answers (see HostCheck), None for any (only for an app not bound to a socket)."""
     catalog = Catalog(sources)
     # Pages are plain functions: Starlette runs them in its thread pool, so a slow one (the
     # first look at a very large run) never holds up the others.
@@ -82,66 +90,98 @@ def create_app(sources: list[Path]) -> Starlette:
     def run_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        info = load_info(ref)
+        sort = p.get("sort") or "id"
+        if sort not in q.SORTS:
+            raise HTTPException(400, f"sort must be one of {', '.join(q.SORTS)}")
         query = q.ListQuery(site=p.get("site") or None, difficulty=p.get("difficulty") or None,
-                            success=p.get("success") or None, error=p.get("error") or None,
+                            success=_choice(p, "success", ("yes", "no")),
+                            error=_choice(p, "error", ("yes", "no")),
                             unscored=p.get("unscored") == "1", q=p.get("q") or None,
-                            sort=p.get("sort") if p.get("sort") in q.SORTS else "id",
-                            desc=p.get("desc") == "1", page=_int(p.get("page"), 1))
-        conn = connect(ref)
-        if conn is None:
-            return _page("run.html", ref=ref, info=info, empty=True)
+                            sort=sort, desc=p.get("desc") == "1", page=_page_number(p, "page"))
         try:
-            st = run_stats(ref.root, conn)
-            ev = st.csr_evaluator
-            rows, total = q.trajectory_page(conn, ev, query)
-            ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=st.evaluators,
-                       total_cell=st.total, cells=st.cells, constraints=st.constraints,
-                       plot=step_plot(st.curve), agreement=st.agreement,
-                       constraint_agreement=st.constraint_agreement, rows=rows,
-                       total=total, query=query, sites=list(dict.fromkeys(
-                           c.group[0] for c in st.cells if c.group[0] != "-")),
-                       difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"}),
-                       page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP)
-        finally:
-            conn.close()
+            info = load_info(ref)
+            conn = connect(ref)
+            if conn is None:
+                return _page("run.html", ref=ref, info=info, empty=True)
+            try:
+                st = run_stats(ref.root, conn)
+                ev = st.csr_evaluator
+                rows, total = q.trajectory_page(conn, ev, query)
+            finally:
+                conn.close()
+        except DAMAGE as exc:
+            return _damaged(ref, exc)
+        cells = sorted(st.cells, key=lambda c: group_key(c.group))
+        ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=st.evaluators,
+                   total_cell=st.total, cells=cells, constraints=st.constraints,
+                   plot=step_plot(st.curve), curve=st.curve, agreement=st.agreement,
+                   constraint_agreement=st.constraint_agreement, rows=rows,
+                   total=total, query=query,
+                   sites=sorted({c.group[0] for c in st.cells if c.group[0] != "-"},
+                                key=natural_key),
+                   difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"},
+                                       key=difficulty_key),
+                   page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP)
         return _page("run.html", **ctx)
 
     def trajectory_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        tid = p.get("t") or ""
-        folder = _folder(ref, tid)
-        conn = connect(ref)
+        files = _files(ref, p.get("t") or "")
         try:
-            ev = run_stats(ref.root, conn).csr_evaluator if conn else None
-            scores = q.scores_of(conn, tid) if conn else []
-            curation = decisions_of(conn, tid) if conn else []
-            view = load_view(folder, scores, ev, curation)
-        except InputError as exc:
-            return _page("problem.html", 422, ref=ref, message=str(exc))
-        finally:
-            if conn:
-                conn.close()
-        sizes = {s.index: png_size(folder / s.screenshot) for s in view.steps if s.screenshot}
+            conn = connect(ref)
+            try:
+                ev = run_stats(ref.root, conn).csr_evaluator if conn else None
+                scores = q.scores_of(conn, files.trajectory_id) if conn else []
+                curation = decisions_of(conn, files.trajectory_id) if conn else []
+            finally:
+                if conn:
+                    conn.close()
+            view = load_view(files, scores, ev, curation)
+        except DAMAGE as exc:
+            return _damaged(ref, exc)
+        sizes = {s.index: png_size(files, s.screenshot) for s in view.steps if s.screenshot}
         expected = {c.name: c.value for c in view.traj.task.constraints}
         return _page("trajectory.html", ref=ref, v=view, t=view.traj, sizes=sizes,
                      expected=expected)
 
+    def network_page(request: Request) -> Response:
+        p = request.query_params
+        ref = ref_or_404(p.get("r"))
+        files = _files(ref, p.get("t") or "")
+        kind, status = _choice(p, "type", TYPES), _choice(p, "status", STATUSES)
+        pg = _page_number(p, "pg") if p.get("pg") else None
+        number = _page_number(p, "p")
+        try:
+            traj = load_trajectory(files)
+        except DAMAGE as exc:
+            return _damaged(ref, exc)
+        net = read_network(traj, files)
+        groups = net.groups()
+        if pg is not None and pg > len(groups):
+            raise HTTPException(400, f"pg must be a page group from 1 to {len(groups)}")
+        query = NetworkQuery(page=groups[pg - 1].page if pg else None, kind=kind,
+                             status=status, q=p.get("q") or None, number=number)
+        rows, matching = query.select(net)
+        pages = max((matching + NET_PAGE_SIZE - 1) // NET_PAGE_SIZE, 1)
+        return _page("network.html", ref=ref, t=traj, net=net, groups=groups, pg=pg,
+                     rows=rows, matching=matching, query=query, pages=pages)
+
     def artifact(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        folder = _folder(ref, p.get("t") or "")
+        files = _files(ref, p.get("t") or "")
         name = p.get("name") or ""
         try:
-            path = (folder / name).resolve(strict=True)
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise HTTPException(404, "no such file") from exc
-        if not path.is_relative_to(folder) or not path.is_file() or path == folder:
-            raise HTTPException(404, "no such file")
-        kind = _ARTIFACT_TYPES.get(path.suffix.lower(), "text/plain; charset=utf-8")
-        return FileResponse(path, media_type=kind, headers={
-            "Content-Disposition": "inline", "Content-Security-Policy": "sandbox"})
+            body, size = files.chunks(name)
+        except (NotInRun, OSError) as exc:
+            log.info("viewer: refused /file %r of %s: %s", name, files.trajectory_id, exc)
+            raise HTTPException(404, "no such file") from None
+        suffix = Path(name).suffix.lower()
+        kind = _ARTIFACT_TYPES.get(suffix, "text/plain; charset=utf-8")
+        return StreamingResponse(body, media_type=kind, headers={
+            "Content-Length": str(size), "Content-Disposition": "inline",
+            "Content-Security-Policy": "sandbox"})
 
     def compare_page(request: Request) -> Response:
         p = request.query_params
@@ -149,23 +189,30 @@ def create_app(sources: list[Path]) -> Starlette:
         if len(refs) < 2:
             return _page("problem.html", 400, ref=None,
                          message="select two or more runs to compare")
-        names, per_run, evs = [], [], []
+        names, per_run, evs, problems = [], [], [], []
         for ref in refs:
             try:
                 names.append(load_info(ref).name or ref.key)
             except InputError:
                 names.append(ref.key)
-            conn = connect(ref)
-            if conn is None:
+            try:
+                conn = connect(ref)
+                if conn is None:
+                    per_run.append({})
+                    evs.append(None)
+                    continue
+                try:
+                    ev = run_stats(ref.root, conn).csr_evaluator
+                    outcomes = q.task_outcomes(conn, ev)
+                finally:
+                    conn.close()
+            except DAMAGE as exc:
+                problems.append(f"{ref.key}: {damage_text(exc)}")
                 per_run.append({})
                 evs.append(None)
                 continue
-            try:
-                ev = run_stats(ref.root, conn).csr_evaluator
-                evs.append(ev)
-                per_run.append(q.task_outcomes(conn, ev))
-            finally:
-                conn.close()
+            evs.append(ev)
+            per_run.append(outcomes)
         table, tallies = task_table(names, per_run)
         task = p.get("task")
         columns: list[Column] = []
@@ -173,20 +220,24 @@ def create_app(sources: list[Path]) -> Starlette:
         if task:
             trajs: list[Trajectory | None] = []
             for ref, name, outcomes in zip(refs, names, per_run, strict=True):
-                tid = _first_of_task(ref, task)
+                try:
+                    tid = _first_of_task(ref, task)
+                except DAMAGE:
+                    tid = None
                 col = Column(run_key=ref.key, run_name=name, trajectory_id=tid,
                              csr=outcomes.get(task, (None, 0))[0])
                 traj = None
                 if tid is not None:
                     try:
-                        traj = Trajectory.load(ref.trajectories / tid / TRAJECTORY_JSON)
-                    except InputError as exc:
+                        traj = load_trajectory(TrajectoryFiles(ref.root, tid))
+                    except (InputError, NotInRun) as exc:
                         col.problem = str(exc)
                 trajs.append(traj)
                 columns.append(col)
             aligned, first = align(trajs)
         return _page("compare.html", refs=refs, names=names, table=table, tallies=tallies,
-                     task=task, columns=columns, aligned=aligned, first=first)
+                     task=task, columns=columns, aligned=aligned, first=first,
+                     problems=problems)
 
     async def not_found(request: Request, exc: Exception) -> Response:
         code = getattr(exc, "status_code", 404)
@@ -197,13 +248,76 @@ def create_app(sources: list[Path]) -> Starlette:
         Route("/", runs_page, methods=["GET"]),
         Route("/run", run_page, methods=["GET"]),
         Route("/trajectory", trajectory_page, methods=["GET"]),
+        Route("/network", network_page, methods=["GET"]),
         Route("/file", artifact, methods=["GET"]),
         Route("/compare", compare_page, methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("webtraj.view", "static")]), name="static"),
     ]
+    # Outermost first: the Host check answers before anything reads a run; NoTraceback
+    # turns any failure left into a one-line log entry and a 500 page.
+    middleware = [Middleware(SecurityHeaders), Middleware(NoTraceback)]
+    if allowed_hosts is not None:
+        middleware.insert(1, Middleware(HostCheck, allowed=allowed_hosts))
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found},
-                    middleware=[Middleware(SecurityHeaders)])
+                    middleware=middleware)
     return app
+
+
+def _damaged(ref: RunRef, exc: BaseException) -> Response:
+    """The page for a run whose files cannot be read: the reason, never a traceback."""
+    log.warning("viewer: run %s is damaged: %s", ref.key, damage_text(exc))
+    return _page("problem.html", 422, ref=ref,
+                 message=f"this run is damaged: {damage_text(exc)}")
+
+
+class HostCheck:
+    """Answers only requests whose Host header names the viewer's own address (the bound one,
+    localhost, 127.0.0.1 or [::1], with the port): a web page the user visits that rebinds
+    its own name to 127.0.0.1 (DNS rebinding) sends its own name as Host and gets 403."""
+
+    def __init__(self, app: ASGIApp, allowed: set[str]) -> None:
+        self.app = app
+        self.allowed = {h.lower() for h in allowed}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = next((v for k, v in scope["headers"] if k == b"host"), b"")
+            if host.decode("latin-1").lower() not in self.allowed:
+                response = PlainTextResponse("403: this viewer answers only requests for "
+                                             "its own address", status_code=403)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class NoTraceback:
+    """Any error a page did not handle becomes a 500 page and one log line (what failed and
+    why): a run folder or a URL never puts a traceback in the viewer's log."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:  # noqa: BLE001 - the log line names it
+            log.error("viewer: GET %s failed: %s: %s", scope.get("path", ""),
+                      type(exc).__name__, exc)
+            if not started:
+                await _page("problem.html", 500, ref=None,
+                            message=f"this page failed: {type(exc).__name__}")(
+                    scope, receive, send)
 
 
 class SecurityHeaders:
@@ -229,22 +343,36 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def _int(v: str | None, default: int) -> int:
+# The largest page number a query may ask for (SQLite offsets are 64-bit; a page past the
+# end is simply empty).
+MAX_PAGE = 10_000_000
+
+
+def _page_number(p: object, name: str) -> int:
+    raw = p.get(name)  # type: ignore[attr-defined]
+    if raw in (None, ""):
+        return 1
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE:
+        raise HTTPException(400, f"{name} must be a whole number from 1 to {MAX_PAGE}")
+    return int(raw)
+
+
+def _choice(p: object, name: str, allowed: tuple[str, ...]) -> str | None:
+    raw = p.get(name) or None  # type: ignore[attr-defined]
+    if raw is not None and raw not in allowed:
+        raise HTTPException(400, f"{name} must be one of {', '.join(allowed)}")
+    return raw
+
+
+def _files(ref: RunRef, tid: str) -> TrajectoryFiles:
+    """A trajectory folder of the run reached without a link, or 404 for anything else."""
     try:
-        return max(int(v or default), 1)
-    except ValueError:
-        return default
-
-
-def _folder(ref: RunRef, tid: str) -> Path:
-    """A trajectory folder of the run (resolved), or 404 for anything else."""
-    base = ref.trajectories.resolve()
-    if not tid or "/" in tid or "\\" in tid or tid in (".", ".."):
-        raise HTTPException(404, "no such trajectory")
-    folder = (base / tid).resolve()
-    if folder.parent != base or not folder.is_dir():
-        raise HTTPException(404, "no such trajectory")
-    return folder
+        files = TrajectoryFiles(ref.root, tid)
+        files.check()
+    except NotInRun as exc:
+        log.info("viewer: refused trajectory %r of %s: %s", tid, ref.key, exc)
+        raise HTTPException(404, "no such trajectory") from None
+    return files
 
 
 def _first_of_task(ref: RunRef, task: str) -> str | None:

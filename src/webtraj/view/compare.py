@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from webtraj.agents.page import parse_tree
-from webtraj.curate.records import by_id
 from webtraj.model.action import action_text
 from webtraj.model.trajectory import Step, Trajectory
+from webtraj.view.detail import acted_element, element_text
 
 
 class Column(BaseModel):
@@ -41,20 +40,10 @@ def _cell(step: Step) -> tuple[Cell, tuple]:
     a = step.action
     if a is None:
         return Cell(action="", url=step.observation.url), ("none", step.raw_output)
-    tree = step.observation.axtree
-    resolved = by_id(a, tree)
-    element: tuple | None = None
-    if resolved is not None and resolved.element_id:
-        elements = parse_tree(tree)
-        found = next((e for e in elements if e.id == resolved.element_id), None)
-        if found is not None:
-            twins = [e.id for e in elements if (e.role, e.name) == (found.role, found.name)]
-            element = (found.role, found.name, twins.index(found.id))
-    if element is None and a.target is not None:
-        element = (a.target.role, a.target.name, a.target.nth)
-    shown = f"{element[0]} '{element[1]}'" if element else None
+    element = acted_element(step)
     key = (a.kind, element or a.element_id, a.value)
-    return Cell(action=action_text(a), url=step.observation.url, element=shown), key
+    return (Cell(action=action_text(a), url=step.observation.url,
+                 element=element_text(element)), key)
 
 
 def align(trajs: list[Trajectory | None]) -> tuple[list[AlignedStep], int | None]:

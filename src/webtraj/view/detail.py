@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import re
 import struct
-from pathlib import Path
 
-import orjson
 from pydantic import BaseModel
 
+from webtraj.agents.page import parse_tree
+from webtraj.curate.records import by_id
 from webtraj.model.action import ElementTarget, action_text
 from webtraj.model.curation import CurationDecision
+from webtraj.model.errors import InputError
 from webtraj.model.score import Score, StepCheck
 from webtraj.model.trajectory import Step, Trajectory
 from webtraj.store.run_store import TRAJECTORY_JSON
+from webtraj.view.files import NotInRun, TrajectoryFiles
+from webtraj.view.network import Network, read_network
 
 _ID = re.compile(r"^\s*\[([^\]]+)\]")
 
@@ -34,17 +37,14 @@ class TreeLine(BaseModel):
     acted: bool
 
 
-class Request(BaseModel):
-    method: str
-    url: str
-    status: int | None
-    blocked: str | None = None
-
-
 class StepView(BaseModel):
     index: int
     step: Step
     action: str
+    # What the timeline shows: the action with the element it acts on ("click [61] button
+    # 'Search'"), or what happened when there was no action ("unparsed reply", "error").
+    label: str
+    element: str | None
     screenshot: str | None
     box: Box | None
     tree: list[TreeLine]
@@ -57,19 +57,17 @@ class TrajectoryView(BaseModel):
     steps: list[StepView]
     scores: list[Score]
     csr_evaluator: str | None
-    requests: list[Request]
-    har_problem: str | None
+    network: Network
     final_screenshot: str | None
     final_checks: list[StepCheck]
     curation: list[CurationDecision]
 
 
-def png_size(path: Path) -> tuple[int, int] | None:
+def png_size(files: TrajectoryFiles, name: str) -> tuple[int, int] | None:
     """Width and height from a PNG header (no image library needed)."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(24)
-    except OSError:
+        head = files.read(name, limit=24)
+    except (NotInRun, OSError):
         return None
     if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
         return None
@@ -77,16 +75,50 @@ def png_size(path: Path) -> tuple[int, int] | None:
     return (w, h) if w and h else None
 
 
-def _box(step: Step, folder: Path) -> Box | None:
+def _box(step: Step, files: TrajectoryFiles) -> Box | None:
     eb, shot = step.element_box, step.observation.screenshot
     if eb is None or not shot:
         return None
-    size = png_size(folder / shot)
+    size = png_size(files, shot)
     if size is None:
         return None
     w, h = size
     return Box(left=100 * eb.x / w, top=100 * eb.y / h, width=100 * eb.width / w,
                height=100 * eb.height / h)
+
+
+def acted_element(step: Step) -> tuple[str, str, int] | None:
+    """The element the step acts on as (role, name, its position among the tree's elements
+    with that role and name), from the step's tree by id, or from a reference action's
+    target; None when the action acts on no element or the tree does not have it."""
+    a = step.action
+    if a is None:
+        return None
+    tree = step.observation.axtree
+    resolved = by_id(a, tree)
+    if resolved is not None and resolved.element_id:
+        elements = parse_tree(tree)
+        found = next((e for e in elements if e.id == resolved.element_id), None)
+        if found is not None:
+            twins = [e.id for e in elements if (e.role, e.name) == (found.role, found.name)]
+            return (found.role, found.name, twins.index(found.id))
+    if a.target is not None:
+        return (a.target.role, a.target.name, a.target.nth)
+    return None
+
+
+def element_text(element: tuple[str, str, int] | None) -> str | None:
+    return f"{element[0]} '{element[1]}'" if element else None
+
+
+def step_label(step: Step, element: str | None) -> str:
+    """The timeline's line for a step: never blank."""
+    if step.action is None:
+        if step.raw_output is not None:
+            return "unparsed reply" if step.raw_output.strip() else "empty reply"
+        return "error" if step.error else "no action"
+    text = action_text(step.action)
+    return f"{text} {element}" if element and element not in text else text
 
 
 def _names_target(rest: str, target: ElementTarget) -> bool:
@@ -121,45 +153,32 @@ def _tree(step: Step) -> list[TreeLine]:
     return lines
 
 
-def _requests(traj: Trajectory, folder: Path) -> tuple[list[Request], str | None]:
-    out: list[Request] = []
-    problem = None
-    if traj.network_trace:
-        try:
-            har = orjson.loads((folder / traj.network_trace).read_bytes())
-            for e in har["log"]["entries"]:
-                req, resp = e.get("request", {}), e.get("response", {})
-                status = resp.get("status")
-                out.append(Request(method=str(req.get("method", "")), url=str(req.get("url", "")),
-                                   status=status if isinstance(status, int) and status > 0
-                                   else None))
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-            problem = f"{traj.network_trace} cannot be read: {type(exc).__name__}: {exc}"
-    blocked = traj.metadata.get("blocked_requests")
-    if isinstance(blocked, list):
-        for b in blocked:
-            if isinstance(b, dict):
-                out.append(Request(method=str(b.get("method", "GET")), url=str(b.get("url", "")),
-                                   status=None, blocked=str(b.get("reason", "blocked"))))
-    return out, problem
+def load_trajectory(files: TrajectoryFiles) -> Trajectory:
+    """The folder's trajectory.json (read without following links; see view.files)."""
+    try:
+        data = files.read(TRAJECTORY_JSON)
+    except (NotInRun, OSError) as exc:
+        raise InputError(f"cannot read: {exc}", file=files.path / TRAJECTORY_JSON) from None
+    return Trajectory.from_json_bytes(data, file=files.path / TRAJECTORY_JSON)
 
 
-def load_view(folder: Path, scores: list[Score], csr_evaluator: str | None,
+def load_view(files: TrajectoryFiles, scores: list[Score], csr_evaluator: str | None,
               curation: list[CurationDecision] | None = None) -> TrajectoryView:
-    traj = Trajectory.load(folder / TRAJECTORY_JSON)
+    traj = load_trajectory(files)
     csr = next((s for s in scores if s.evaluator == csr_evaluator), None)
     checks = csr.step_checks if csr and csr.step_checks else ()
     values = csr.step_values if csr and csr.step_values else ()
     steps = [StepView(index=s.index, step=s, action=action_text(s.action) if s.action else "",
-                      screenshot=s.observation.screenshot, box=_box(s, folder), tree=_tree(s),
+                      element=(el := element_text(acted_element(s))), label=step_label(s, el),
+                      screenshot=s.observation.screenshot, box=_box(s, files), tree=_tree(s),
                       checks=list(checks[s.index]) if s.index < len(checks) else [],
                       csr=values[s.index] if s.index < len(values) else None)
              for s in traj.steps]
     n = len(traj.steps)
-    requests, problem = _requests(traj, folder)
+    net = read_network(traj, files)
     return TrajectoryView(
         traj=traj, steps=steps, scores=scores, csr_evaluator=csr_evaluator,
-        requests=requests, har_problem=problem,
+        network=net,
         final_screenshot=traj.final_observation.screenshot if traj.final_observation else None,
         final_checks=list(checks[n]) if n < len(checks) else [],
         curation=curation or [])

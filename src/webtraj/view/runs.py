@@ -68,39 +68,70 @@ class Catalog:
         return next((r for r in self.refs() if r.key == key), None)
 
 
+# What a damaged run raises when read: an unreadable or foreign index.sqlite, a run.json that
+# is not a run's, a file that cannot be opened, stored rows that do not parse.
+DAMAGE = (InputError, sqlite3.Error, OSError, ValueError)
+
+
+def damage_text(exc: BaseException) -> str:
+    """Why a run cannot be read, in one line (InputError already names its file)."""
+    if isinstance(exc, InputError):
+        return str(exc)
+    if isinstance(exc, sqlite3.Error):
+        return f"{INDEX_DB} cannot be read: {exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _not_a_link(path: Path) -> None:
+    """A run's own files are read only when they are not links (see view.files)."""
+    if path.is_symlink():
+        raise InputError("is a symbolic link; the viewer reads no links inside a run",
+                         file=path)
+
+
 def load_info(ref: RunRef) -> RunInfo:
+    _not_a_link(ref.root / RUN_JSON)
     return RunInfo.load(ref.root / RUN_JSON)
 
 
 def connect(ref: RunRef) -> sqlite3.Connection | None:
     """The run's index read-only, or None while a starting run has not made one yet."""
-    if not (ref.root / INDEX_DB).exists():
+    path = ref.root / INDEX_DB
+    if not path.exists() and not path.is_symlink():
         return None
+    _not_a_link(path)
     return q.open_index(ref.root)
 
 
 def run_row(ref: RunRef) -> RunRow:
+    """The run's line; a damaged run's says why (and the other runs are not affected)."""
     try:
         info = load_info(ref)
-    except InputError as exc:
+    except DAMAGE as exc:
         return RunRow(key=ref.key, name=ref.key, agent=None, model=None, date="", episodes=0,
-                      errors=0, sr=None, csr=None, judges=[], problem=str(exc))
-    date = dt.datetime.fromtimestamp(info.created_at, tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
-    conn = connect(ref)
-    if conn is None:
-        return RunRow(key=ref.key, name=info.name or ref.key, agent=_agent(info, None),
-                      model=info.model.model if info.model else None, date=date, episodes=0,
-                      errors=0, sr=None, csr=None, judges=[])
+                      errors=0, sr=None, csr=None, judges=[], problem=damage_text(exc))
     try:
-        st = run_stats(ref.root, conn)
-        names, total = st.evaluators, st.total
-        agent = _agent(info, q.first_agent(conn))
-    finally:
-        conn.close()
-    return RunRow(key=ref.key, name=info.name or ref.key, agent=agent,
-                  model=info.model.model if info.model else None, date=date,
-                  episodes=total.n, errors=total.errors, sr=total.sr, csr=total.csr,
-                  judges=names)
+        date = dt.datetime.fromtimestamp(info.created_at, tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        date = "?"
+    base = dict(key=ref.key, name=info.name or ref.key,
+                model=info.model.model if info.model else None, date=date)
+    try:
+        conn = connect(ref)
+        if conn is None:
+            return RunRow(**base, agent=_agent(info, None), episodes=0, errors=0, sr=None,
+                          csr=None, judges=[])
+        try:
+            st = run_stats(ref.root, conn)
+            names, total = st.evaluators, st.total
+            agent = _agent(info, q.first_agent(conn))
+        finally:
+            conn.close()
+    except DAMAGE as exc:
+        return RunRow(**base, agent=_agent(info, None), episodes=0, errors=0, sr=None,
+                      csr=None, judges=[], problem=damage_text(exc))
+    return RunRow(**base, agent=agent, episodes=total.n, errors=total.errors, sr=total.sr,
+                  csr=total.csr, judges=names)
 
 
 def _agent(info: RunInfo, indexed: str | None) -> str | None:

@@ -5,16 +5,18 @@ uvicorn on that socket."""
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
-import sqlite3
 import threading
 from pathlib import Path
 
 import uvicorn
 
 from webtraj.view.app import create_app
-from webtraj.view.runs import Catalog, connect
+from webtraj.view.runs import DAMAGE, Catalog, connect, damage_text
 from webtraj.view.stats import run_stats
+
+log = logging.getLogger("webtraj.view")
 
 
 class ViewerError(RuntimeError):
@@ -46,6 +48,17 @@ def bind(host: str, port: int, *, allow_remote: bool = False) -> socket.socket:
     return sock
 
 
+def allowed_hosts(sock: socket.socket) -> set[str]:
+    """Host header values the viewer answers: its bound address, localhost, 127.0.0.1 and
+    [::1], each with its port (and without it on port 80, as browsers send it)."""
+    host, port = sock.getsockname()[:2]
+    names = {f"[{host}]" if ":" in host else host, "localhost", "127.0.0.1", "[::1]"}
+    out = {f"{n}:{port}" for n in names}
+    if port == 80:
+        out |= names
+    return out
+
+
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
@@ -63,7 +76,8 @@ class Viewer:
             raise ViewerError(f"no such folder: {missing[0]}")
         self.sock = bind(host, port, allow_remote=allow_remote)
         self.url = url_of(self.sock)
-        config = uvicorn.Config(create_app([Path(s) for s in sources]), log_level="warning",
+        app = create_app([Path(s) for s in sources], allowed_hosts=allowed_hosts(self.sock))
+        config = uvicorn.Config(app, log_level="warning",
                                 access_log=False, lifespan="off")
         self.server = uvicorn.Server(config)
         self.sources = [Path(s) for s in sources]
@@ -75,18 +89,27 @@ class Viewer:
     def _warm(self) -> None:
         """Compute every run's summary tables once in the background, so the first visit to
         a large run's page does not wait for them."""
-        for ref in Catalog(self.sources).refs():
+        try:
+            refs = Catalog(self.sources).refs()
+        except OSError as exc:
+            log.warning("viewer: cannot list the runs to warm up: %s", exc)
+            return
+        for ref in refs:
             if self._stop.is_set():
                 return
-            conn = connect(ref)
-            if conn is None:
-                continue
             try:
-                run_stats(ref.root, conn)
-            except sqlite3.Error:
-                pass  # a page will show the problem when asked
-            finally:
-                conn.close()
+                conn = connect(ref)
+                if conn is None:
+                    continue
+                try:
+                    run_stats(ref.root, conn)
+                finally:
+                    conn.close()
+            except DAMAGE as exc:  # the runs page lists it as damaged, with this reason
+                log.warning("viewer: run %s is damaged: %s", ref.key, damage_text(exc))
+            except Exception as exc:  # noqa: BLE001 - one run never stops the others
+                log.error("viewer: warming up run %s failed: %s: %s", ref.key,
+                          type(exc).__name__, exc)
 
     def run(self) -> None:
         self._warmer.start()

@@ -30,7 +30,10 @@ def group_key(group: tuple[str, ...]) -> tuple:
                  for g in group)
 
 
-def natural_compare(a: str | None, b: str | None) -> int:
-    """A SQLite collation in the natural order."""
-    ka, kb = natural_key(a or ""), natural_key(b or "")
-    return (ka > kb) - (ka < kb)
+def natural_text(text: str | None) -> str | None:
+    """A text whose plain (binary) order is the natural order of `text`: digit runs padded to
+    20 digits, case folded, the original after a NUL to break ties. SQL sorts by it through
+    a function called once per row (a collation would be called once per comparison)."""
+    if text is None:
+        return None
+    return _DIGITS.sub(lambda m: m.group().zfill(20), text.lower()) + "\x00" + text

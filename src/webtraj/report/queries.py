@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel
 
+from webtraj.model.ordering import natural_text
 from webtraj.model.score import Score
 from webtraj.store import search, summary
 from webtraj.store.index import score_from_row
@@ -17,14 +18,19 @@ from webtraj.store.reader import connect_ro
 
 PAGE_SIZE = 50
 COUNT_CAP = 5_000
-SORTS = {"id": "t.id", "task": "t.task_id", "steps": "t.n_steps", "csr": "c.value",
+SORTS = {"id": "t.trajectory_id", "task": "t.task_id", "steps": "t.n_steps", "csr": "c.value",
          "site": "t.site"}
+# Text columns in the natural order (`t2` before `t10`) when the list is no longer than
+# NATURAL_LIMIT: the key is computed in Python once per row, about 10 us each.
+NATURAL_SORTS = {k: f"natural_text({v})" for k, v in SORTS.items() if k in ("id", "task", "site")}
+NATURAL_LIMIT = 50_000
 
 
 def open_index(root: Path) -> sqlite3.Connection:
     """A read-only connection; an index written before `intent`/`answer` existed reads as
     if those were empty."""
     conn = connect_ro(root)
+    conn.create_function("natural_text", 1, natural_text, deterministic=True)
     cols = {r[1] for r in conn.execute("PRAGMA table_info(trajectories)")}
     if "intent" not in cols:
         conn.execute("CREATE TEMP VIEW tv AS SELECT *, NULL AS intent, NULL AS answer "
@@ -203,18 +209,36 @@ def by_constraint(conn: sqlite3.Connection, ev: str | None) -> list[ConstraintRo
 
 
 def step_curve(conn: sqlite3.Connection, ev: str | None) -> list[tuple[int, float, int]]:
-    """(step, mean value, episodes) of the current per-step values of `ev`."""
+    """(step, mean value, episodes still running) of the current per-step values of `ev`.
+    The mean is over every episode with a curve: one that has finished counts with its
+    final value from then on (carried forward), so the curve ends at the run's final mean
+    and a late step run by one episode is not that episode's value alone."""
     if ev is None:
         return []
     if has_summary(conn):
-        rows = conn.execute("SELECT step, total / n, n FROM step_totals WHERE evaluator = ? "
-                            "AND n > 0 ORDER BY step", (ev,))
+        rows = conn.execute("SELECT step, total, n FROM step_totals WHERE evaluator = ? "
+                            "AND n > 0 ORDER BY step", (ev,)).fetchall()
+        source = ("FROM current_scores c JOIN score_sets s ON s.id = c.score "
+                  "WHERE c.evaluator = ? AND s.steps IS NOT NULL")
     else:
         rows = conn.execute(
-            "SELECT CAST(j.key AS INTEGER), AVG(j.value), COUNT(j.value) FROM tv t"
+            "SELECT CAST(j.key AS INTEGER), SUM(j.value), COUNT(j.value) FROM tv t"
             f"{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
-            "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", (ev,))
-    return [(int(k), float(m), int(c)) for k, m, c in rows]
+            "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", (ev,)).fetchall()
+        source = f"FROM tv t{_latest('s', 'JOIN', ' AND steps IS NOT NULL')}"
+    # Episodes by the index of their last observation: the sum and count of final values.
+    ends = sorted(conn.execute(
+        "SELECT json_array_length(s.steps) - 1, SUM(json_extract(s.steps, '$[#-1]')), "
+        f"COUNT(json_extract(s.steps, '$[#-1]')) {source} GROUP BY 1", (ev,)).fetchall())
+    out = []
+    carried_sum, carried_n, e = 0.0, 0, 0
+    for k, total, n in rows:
+        while e < len(ends) and ends[e][0] < k:
+            carried_sum += ends[e][1] or 0.0
+            carried_n += ends[e][2] or 0
+            e += 1
+        out.append((int(k), (float(total) + carried_sum) / (int(n) + carried_n), int(n)))
+    return out
 
 
 class Agreement(BaseModel):
@@ -350,6 +374,14 @@ class ListRow(BaseModel):
     unscored_reason: str | None
 
 
+def _order(sort: str, total: int) -> str:
+    """The ORDER BY expression: natural for text columns up to NATURAL_LIMIT rows, by
+    characters above."""
+    if total <= NATURAL_LIMIT and sort in NATURAL_SORTS:
+        return NATURAL_SORTS[sort]
+    return SORTS.get(sort, "t.trajectory_id")
+
+
 def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
                     ) -> tuple[list[ListRow], int]:
     """One page of the filtered, searched, sorted list, and how many rows match (more than
@@ -357,7 +389,6 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
     if query.q and has_summary(conn):
         query = replace(query, fts=search.phrase(query.q))
     where, params = query.where()
-    order = SORTS.get(query.sort, "t.id")
     direction = "DESC" if query.desc else "ASC"
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
     # The unscored reason is in score_sets: with the summary tables, c is the current score
@@ -381,6 +412,8 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
                                  [*args, COUNT_CAP + 1]).fetchone()[0]
         else:  # only the order reads scores
             total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
+        # A capped count may stand for many more rows: no natural order then.
+        order = _order(query.sort, total if total <= COUNT_CAP else NATURAL_LIMIT + 1)
         sql = (f"SELECT {cols} {base} ORDER BY {order} {direction}, t.id {direction} "
                "LIMIT ? OFFSET ?")
         args = [*args, PAGE_SIZE, offset]
@@ -388,6 +421,7 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
         # Filters and order on trajectory columns only: page first, then look up the scores
         # of that page's rows (a page costs 50 seeks, not one per trajectory).
         total = conn.execute(f"SELECT COUNT(*) FROM tv t{where}", params).fetchone()[0]
+        order = _order(query.sort, total)
         sql = (f"SELECT {cols} FROM (SELECT * FROM tv t{where} ORDER BY {order} {direction}, "
                f"t.id {direction} LIMIT ? OFFSET ?) t{_current_join(conn, 'c')} "
                f"ORDER BY {order} {direction}, t.id {direction}")

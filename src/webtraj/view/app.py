@@ -31,6 +31,8 @@ from webtraj.view.detail import load_trajectory, load_view, png_size
 from webtraj.view.files import NotInRun, TrajectoryFiles
 from webtraj.view.network import PAGE_SIZE as NET_PAGE_SIZE
 from webtraj.view.network import STATUSES, TYPES, NetworkQuery, read_network
+from webtraj.view.prompts import REBUILDABLE, rebuild
+from webtraj.view.readable import details_html
 from webtraj.view.runs import DAMAGE, Catalog, RunRef, connect, damage_text, load_info, run_row
 from webtraj.view.stats import run_stats
 
@@ -62,6 +64,7 @@ _env = Environment(loader=PackageLoader("webtraj.view", "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True))
 _env.filters["fmt"] = fmt
 _env.filters["link_url"] = link_url
+_env.filters["details_html"] = details_html
 _env.globals["qs"] = lambda **kw: urlencode({k: v for k, v in kw.items()
                                               if v not in (None, "", False)}, doseq=True)
 
@@ -121,7 +124,8 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
                                 key=natural_key),
                    difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"},
                                        key=difficulty_key),
-                   page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP)
+                   page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP,
+                   natural_limit=q.NATURAL_LIMIT)
         return _page("run.html", **ctx)
 
     def trajectory_page(request: Request) -> Response:
@@ -143,7 +147,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         sizes = {s.index: png_size(files, s.screenshot) for s in view.steps if s.screenshot}
         expected = {c.name: c.value for c in view.traj.task.constraints}
         return _page("trajectory.html", ref=ref, v=view, t=view.traj, sizes=sizes,
-                     expected=expected)
+                     expected=expected, prompt_agents=REBUILDABLE)
 
     def network_page(request: Request) -> Response:
         p = request.query_params
@@ -166,6 +170,24 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         pages = max((matching + NET_PAGE_SIZE - 1) // NET_PAGE_SIZE, 1)
         return _page("network.html", ref=ref, t=traj, net=net, groups=groups, pg=pg,
                      rows=rows, matching=matching, query=query, pages=pages)
+
+    def prompt_page(request: Request) -> Response:
+        p = request.query_params
+        ref = ref_or_404(p.get("r"))
+        files = _files(ref, p.get("t") or "")
+        try:
+            traj = load_trajectory(files)
+        except DAMAGE as exc:
+            return _damaged(ref, exc)
+        index = _page_number(p, "i") if p.get("i") not in (None, "", "0") else 0
+        if index >= len(traj.steps):
+            raise HTTPException(400, f"i must be a step index from 0 to {len(traj.steps) - 1}")
+        try:
+            info = load_info(ref)
+        except DAMAGE:
+            info = None
+        return _page("prompt.html", ref=ref, t=traj, index=index, step=traj.steps[index],
+                     prompt=rebuild(traj, index, info))
 
     def artifact(request: Request) -> Response:
         p = request.query_params
@@ -249,6 +271,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         Route("/run", run_page, methods=["GET"]),
         Route("/trajectory", trajectory_page, methods=["GET"]),
         Route("/network", network_page, methods=["GET"]),
+        Route("/prompt", prompt_page, methods=["GET"]),
         Route("/file", artifact, methods=["GET"]),
         Route("/compare", compare_page, methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("webtraj.view", "static")]), name="static"),

@@ -105,8 +105,11 @@ async def test_trajectory_keyboard_box_and_checks(viewer, page, replay_run):
                 else f"[{a.target.role}] [" in acted and a.target.name in acted)
     # per-step constraint checklist from the typed step checks; network from the HAR
     assert await page.locator("#step-0 tr.check").count() >= 1
-    assert await page.locator("#network tr").count() > 1
     assert "constraints:oracle" in await page.inner_text("#scores")
+    # network: grouped by page on the trajectory page, every request on its own page
+    assert await page.locator("#network-pages tr").count() > 1
+    await page.click("#all-requests")
+    assert await page.locator("#network tr.req").count() > 1
 
 
 async def test_compare_two_runs(viewer, page):

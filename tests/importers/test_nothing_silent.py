@@ -79,5 +79,7 @@ def test_empty_log_folder_says_so(tmp_path):
     res = runner.invoke(app, ["import", "webarena-verified", "--dataset", str(dataset),
                               "--logs", str(logs), "--out", str(tmp_path / "run"), "--json"])
     summary = orjson.loads(res.stdout)
-    assert res.exit_code == 0 and summary["warnings"] == 1
+    # Nothing imported is not a success, and leaves no run behind.
+    assert res.exit_code == 1 and summary["warnings"] == 1 and summary["imported"] == 0
     assert summary["problems"][0]["message"] == "nothing to import: no records found"
+    assert not (tmp_path / "run").exists()

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from webtraj.cli.common import console, err_console, esc, fail, print_json
-from webtraj.formats.imported import Imported, ImportLog
+from webtraj.formats.imported import Imported, ImportLog, WrongFormat
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, RunInfo
 from webtraj.model.jsonfile import read_json
@@ -31,22 +31,41 @@ _JSON_HELP = "Print the summary as JSON."
 
 
 class _Session:
-    """Writes imported trajectories into the run and keeps the counts for the summary."""
+    """Writes imported trajectories into the run and keeps the counts for the summary.
+    The run is opened (or created) with the first trajectory: an import that finds nothing
+    to import leaves nothing behind."""
 
-    def __init__(self, out: Path, source: str, *, replace: bool) -> None:
-        command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-        try:
-            self.store = RunStore.open_or_create(
-                out, RunInfo(name=out.name, command=command, source=source))
-        except InputError as exc:
-            raise fail(str(exc)) from None
+    def __init__(self, out: Path, source: str, *, replace: bool,
+                 site_urls: dict[str, str] | None = None) -> None:
+        self.out = out
+        self._store: RunStore | None = None
         self.source = source
+        self.site_urls = site_urls
         self.replace = replace
         self.log = ImportLog()
         self.imported = 0
         self.steps = 0
         self.unmapped = 0
         self.existing = 0
+        if (out / "run.json").exists():  # an unreadable run is refused before any work
+            _ = self.store
+
+    @staticmethod
+    def _open(out: Path, source: str) -> RunStore:
+        command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        try:
+            return RunStore.open_or_create(
+                out, RunInfo(name=out.name, command=command, source=source))
+        except InputError as exc:
+            raise fail(str(exc)) from None
+
+    @property
+    def store(self) -> RunStore:
+        if self._store is None:
+            self._store = self._open(self.out, self.source)
+            if self.site_urls is not None:
+                self._store.update_info(site_urls=self.site_urls)
+        return self._store
 
     def add(self, item: Imported) -> None:
         traj = item.trajectory
@@ -71,12 +90,13 @@ class _Session:
 
         if self.imported:
             write_report(self.store)  # imported runs get their report like any other
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
         if not (self.imported or self.existing or self.log.errors):
             self.log.warn("nothing to import: no records found", file=str(source_path)
                           if source_path is not None else None)
         summary = {
-            "source": self.source, "run": str(self.store.root), "imported": self.imported,
+            "source": self.source, "run": str(self.out), "imported": self.imported,
             "steps": self.steps, "steps_without_action": self.unmapped,
             "already_in_run": self.existing, "errors": len(self.log.errors),
             "warnings": len(self.log.warnings),
@@ -96,7 +116,7 @@ class _Session:
             if len(problems) > _SHOWN_PROBLEMS:
                 err_console.print(f"... and {len(problems) - _SHOWN_PROBLEMS} more "
                                   "(--json lists them all)")
-            table = Table(title=esc(f"import {self.source} -> {self.store.root}"))
+            table = Table(title=esc(f"import {self.source} -> {self.out}"))
             for col in ("imported", "steps", "steps without action", "already in run",
                         "errors (skipped)", "warnings"):
                 table.add_column(col, justify="right")
@@ -104,8 +124,14 @@ class _Session:
                           str(self.existing), str(len(self.log.errors)),
                           str(len(self.log.warnings)))
             console.print(table)
-        if self.imported == 0 and self.log.errors:
-            raise typer.Exit(1)
+        if self.imported or self.existing:
+            return
+        if self.log.errors and all(isinstance(e, WrongFormat) for e in self.log.errors):
+            raise typer.Exit(2)  # every input was of another format: the user's mistake
+        if not as_json:
+            err_console.print(f"nothing imported: {self.out} was not created or changed",
+                              highlight=False)
+        raise typer.Exit(1)
 
 
 @app.command("browser-use")
@@ -178,7 +204,6 @@ def webvoyager(
         try:
             task_map = load_tasks_jsonl(tasks, session.log)
         except InputError as exc:
-            session.store.close()
             raise fail(str(exc)) from None
     session.add_all(iter_results(results, log=session.log, tasks=task_map, agent=agent))
     session.finish(as_json, results)
@@ -254,9 +279,7 @@ def webarena_verified(
             raise fail(f"{site_urls}: field '{several[0]}': a run keeps one base URL per site; "
                        "give a single URL")
     positions = {str(t.get("task_id")): i for i, t in enumerate(data) if isinstance(t, dict)}
-    session = _Session(out, "webarena-verified", replace=replace)
-    if urls is not None:
-        session.store.update_info(site_urls=urls)
+    session = _Session(out, "webarena-verified", replace=replace, site_urls=urls)
     files = LocalFiles([logs])
     folders = sorted((p for p in logs.iterdir() if p.is_dir()),
                      key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit()

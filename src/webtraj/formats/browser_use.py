@@ -28,6 +28,7 @@ from webtraj.formats.imported import (
     ImportArtifacts,
     Imported,
     ImportLog,
+    WrongFormat,
     image_name,
 )
 from webtraj.formats.local_files import LocalFiles, check_image
@@ -54,6 +55,16 @@ _SEARCH_URLS = {
     "bing": "https://www.bing.com/search?q={}",
     "duckduckgo": "https://duckduckgo.com/?q={}",
 }
+
+
+# What `load_history` reads, for the message of a file of another format.
+EXPECTED = ('a JSON object {"history": [{"model_output": ..., "result": [...], "state": '
+            '{"url": ...}}, ...]} as written by AgentHistoryList.save_to_file')
+
+
+def _looks_like_entry(item: Any) -> bool:
+    return isinstance(item, Mapping) and any(k in item for k in ("state", "model_output",
+                                                                 "result"))
 
 
 class Unmapped(ValueError):
@@ -271,9 +282,15 @@ def load_history(path: str | Path, *, log: ImportLog | None = None, task: str | 
     if isinstance(data, list):  # a bare list of history entries
         data = {"history": data}
     if not isinstance(data, Mapping) or not isinstance(data.get("history"), list):
-        raise InputError("expected an object with a 'history' list (AgentHistoryList)",
-                         file=path, field="history")
+        raise WrongFormat(f"not a browser-use history: expected {EXPECTED}", file=path,
+                          field="history")
     history: list[Any] = data["history"]
+    if not history:
+        raise InputError("the history is empty: no step to import", file=path,
+                         field="history")
+    if not any(_looks_like_entry(item) for item in history):
+        raise WrongFormat(f"not a browser-use history: no entry has 'state', 'model_output' "
+                          f"or 'result'; expected {EXPECTED}", file=path, field="history")
     tid = task_id or default_task_id(path)
     start_url = None
     steps: list[Step] = []
@@ -299,6 +316,9 @@ def load_history(path: str | Path, *, log: ImportLog | None = None, task: str | 
             finished = new_steps[0].started_at + (new_steps[0].duration_s or 0.0)
         if done is not None:
             answer, success = done
+    if not steps:
+        raise InputError(f"no history entry could be read ({len(skipped)} bad entries, "
+                         "listed above): nothing to import", file=path, field="history")
     meta: dict[str, Any] = {"source": SOURCE, "file": str(path)}
     if success is not None:
         meta["success"] = success

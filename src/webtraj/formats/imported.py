@@ -12,6 +12,12 @@ from webtraj.model import InputError, Trajectory
 ImportArtifacts = dict[str, bytes | Path]
 
 
+class WrongFormat(InputError):
+    """The input is not in the format the importer reads (a file of another tool): the
+    message says which format was expected. An import whose every input is of another format
+    is a usage error, not an empty import."""
+
+
 @dataclass(frozen=True)
 class Imported:
     trajectory: Trajectory

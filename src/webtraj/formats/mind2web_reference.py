@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from webtraj.formats.imported import Imported, ImportLog, image_name
+from webtraj.formats.imported import Imported, ImportLog, WrongFormat, image_name
 from webtraj.formats.local_files import check_image
 from webtraj.formats.mind2web import IssueLog, M2WStep, iter_steps
 from webtraj.model import (
@@ -118,6 +118,9 @@ def trajectory_from_steps(steps: list[M2WStep], *, html: bool = False,
     )
 
 
+_ID_FIELDS = ("action_uid", "annotation_id")
+
+
 def iter_reference(source: str | Path, *, log: ImportLog, html: bool = False,
                    limit: int | None = None, screenshots: bool = False
                    ) -> Iterator[Imported]:
@@ -135,6 +138,13 @@ def iter_reference(source: str | Path, *, log: ImportLog, html: bool = False,
             groups.setdefault(step.annotation_id, []).append(step)
     except (OSError, ValueError, ImportError) as exc:
         log.error(f"cannot read Mind2Web data: {exc}", file=str(source))
+    if not groups and issues and all(i.field in _ID_FIELDS for i in issues):
+        log.errors.append(WrongFormat(
+            f"not Mind2Web data: none of its {len(issues)} records has an action_uid and an "
+            "annotation_id; expected raw task JSON ([{annotation_id, confirmed_task, actions: "
+            "[{action_uid, operation, ...}]}]), flattened steps (JSONL) or parquet",
+            file=str(source)))
+        return
     for issue in issues:
         record = issue.action_uid or issue.annotation_id
         if issue.skipped:

@@ -22,7 +22,13 @@ from typing import Any
 
 import orjson
 
-from webtraj.formats.imported import ImportArtifacts, Imported, ImportLog, image_name
+from webtraj.formats.imported import (
+    ImportArtifacts,
+    Imported,
+    ImportLog,
+    WrongFormat,
+    image_name,
+)
 from webtraj.formats.local_files import LocalFiles, image_kind
 from webtraj.model import (
     Action,
@@ -175,7 +181,11 @@ def load_task_folder(folder: str | Path, *, task_info: Mapping[str, Any] | None 
     file = folder / MESSAGES
     if not files.inside(file):
         raise InputError(f"{file} is outside the folders being imported; not read", file=file)
-    messages = read_json(file, expect=list, what="chat messages")
+    messages = read_json(file)
+    if not isinstance(messages, list) or not any(
+            isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in messages):
+        raise WrongFormat(f"not a WebVoyager result: expected {MESSAGES} to be a JSON list of "
+                          'chat messages ([{"role": ..., "content": ...}, ...])', file=file)
     tid = folder_task_id(folder)
     question, start_url = None, None
     if task_info is not None:

@@ -222,7 +222,7 @@ async def _part_g(args: argparse.Namespace) -> dict[str, float]:
     bare: list[float] = []
     with Sandbox(dt.date.fromisoformat(TODAY)) as sandbox, \
             tempfile.TemporaryDirectory(prefix="webtraj-bench-") as tmp:
-        tasks = {t.task_id: t for t in sandbox.tasks("booking")}
+        tasks = {t.task_id: t for t in sandbox.tasks()}
         async with async_playwright() as pw:
             browser = await launch_chromium(pw)
             agent = make_agent("heuristic")

@@ -134,10 +134,11 @@ def test_unknown_ids_among_known_ones_warn(capsys):
     from webtraj.execute.run import RunPlan
 
     task = Task(task_id="t1", intent="x")
-    _check_task_ids(("t1", "zz"), RunPlan(tasks=(task,), specs=(), skipped=1), None)
+    _check_task_ids(("t1", "zz"), RunPlan(tasks=(task,), specs=(), skipped=1,
+                                          unknown_ids=("zz",)))
     err = flat(capsys.readouterr().err)
     assert "warning: 1 of the --task-ids unknown: zz" in err
-    _check_task_ids(("t1",), RunPlan(tasks=(task,), specs=(), skipped=1), None)
+    _check_task_ids(("t1",), RunPlan(tasks=(task,), specs=(), skipped=1))
     assert capsys.readouterr().err == ""
 
 

@@ -64,7 +64,7 @@ def test_killed_worker_loses_only_its_episode(tmp_path, booking_tasks):
     from webtraj.execute.sandbox import Sandbox
 
     with Sandbox(dt.date.fromisoformat(TODAY)) as sandbox:
-        tasks = [t for t in sandbox.tasks("booking")][:4]
+        tasks = [t for t in sandbox.tasks()][:4]
         specs = [EpisodeSpec(task=t, agent="replay", max_steps=30) for t in tasks]
         victim = specs[1].trajectory_id
         results = {}

@@ -55,6 +55,8 @@ def test_llm_agent_runs_miniwob_end_to_end(tmp_path, monkeypatch):
             "--max-steps", "5", "--timeout", "60", "--out", str(out)],
             env={"COLUMNS": "200"})
         assert result.exit_code == 0, result.output
+        # Task names select their instances: none of them is "unknown" (issue 26, point 7).
+        assert "unknown" not in result.output and "warning" not in result.output
         calls = server.request_count
     with RunStore.open(out) as store:
         trajs = {t.task.task_id: t for t in store.iter_trajectories()}

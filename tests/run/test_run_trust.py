@@ -182,7 +182,7 @@ def test_a_killed_episode_keeps_its_steps_and_requests(tmp_path, booking_tasks):
     from webtraj.execute.sandbox import Sandbox
 
     with Sandbox(dt.date.fromisoformat(TODAY)) as sandbox:
-        task = next(t for t in sandbox.tasks("booking") if t.task_id == "booking.flights.03")
+        task = next(t for t in sandbox.tasks() if t.task_id == "booking.flights.03")
         spec = EpisodeSpec(task=task, agent="replay", max_steps=30)
         config = WorkerConfig(agent="replay", scratch=str(tmp_path))
         journal = config.workdir(spec) / STEPS_JOURNAL

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 def run(
-    suite: str = typer.Option(None, "--suite", help="Built-in task suite: booking | miniwob."),
+    suite: str = typer.Option(None, "--suite", help="Built-in task suite (`webtraj sites list`"
+                              "): booking | miniwob."),
     tasks: Path = typer.Option(None, "--tasks", help="Task file (JSONL or JSON list)."),
     agent: str = typer.Option(..., "--agent", help="replay | heuristic | llm | mindact, an "
                               "installed plug-in's name, or your own pkg.module:Class"),
@@ -112,7 +113,9 @@ def run(
     def on_plan(plan: RunPlan) -> None:
         for e in plan.task_errors:
             err_console.print(f"[yellow]skipped task:[/] {esc(e)}", highlight=False)
-        _check_task_ids(config.task_ids, plan, limit)
+        for w in plan.warnings:
+            err_console.print(f"[yellow]warning:[/] {esc(w)}", highlight=False)
+        _check_task_ids(config.task_ids, plan)
         if plan.skipped:
             err_console.print(f"resuming: {plan.skipped} episode(s) already done")
         state["bar"] = progress.add_task("episodes", total=len(plan.specs), stats="")
@@ -120,10 +123,9 @@ def run(
     def on_episode(ev: EpisodeEvent) -> None:
         state["done"] += 1
         state["errors"] += ev.error is not None
-        csr = [v for k, v in ev.scores.items() if k.startswith(("constraints", "miniwob"))]
-        if csr and csr[0] is not None:
+        if ev.headline is not None:
             state["scored"] += 1
-            state["success"] += csr[0] >= 1.0
+            state["success"] += ev.headline >= 1.0
         sr = f"SR {state['success'] / state['scored']:.2f}" if state["scored"] else "SR -"
         progress.update(state["bar"], advance=1, stats=f"{sr}  errors {state['errors']}")
 
@@ -142,21 +144,16 @@ def run(
     console.print(f"run: {esc(out)}   report: {esc(report)}", highlight=False)
 
 
-def _check_task_ids(task_ids: tuple[str, ...], plan: RunPlan, limit: int | None) -> None:
-    """--task-ids naming no task to run is a usage error; unknown ids among known ones are
-    a warning (ids cut by --limit are not called unknown)."""
-    if not task_ids:
-        if not plan.tasks:
-            raise UsageError("no task to run: every task record was skipped (see above)")
-        return
-    selected = {t.task_id for t in plan.tasks}
-    missing = [t for t in dict.fromkeys(task_ids) if t not in selected]
-    if not missing:
-        return
-    cut = limit is not None and len(plan.tasks) >= limit
-    what = "not selected (unknown, or beyond --limit)" if cut else "unknown"
+def _check_task_ids(task_ids: tuple[str, ...], plan: RunPlan) -> None:
+    """--task-ids naming no task to run is a usage error; ids that name no task of the suite
+    (the suite decides what an id names: MiniWoB++ task names name their instances) are a
+    warning."""
     if not plan.tasks:
-        raise UsageError(f"--task-ids names no task to run: {', '.join(missing)} "
-                         f"{'is' if len(missing) == 1 else 'are'} {what}")
-    err_console.print(f"[yellow]warning:[/] {len(missing)} of the --task-ids {what}: "
-                      f"{esc(', '.join(missing))}", highlight=False)
+        if task_ids:
+            raise UsageError("--task-ids names no task to run" + (
+                f": {', '.join(plan.unknown_ids)} unknown" if plan.unknown_ids else
+                " (every task it names was skipped, see above)"))
+        raise UsageError("no task to run: every task record was skipped (see above)")
+    if plan.unknown_ids:
+        err_console.print(f"[yellow]warning:[/] {len(plan.unknown_ids)} of the --task-ids "
+                          f"unknown: {esc(', '.join(plan.unknown_ids))}", highlight=False)

@@ -1,4 +1,4 @@
-"""`webtraj sites ...`: the embedded sandbox websites."""
+"""`webtraj sites ...`: the embedded sandbox websites and the task suites (their tasks)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
 
-app = typer.Typer(help="The embedded sandbox booking websites.\n\nExample: webtraj sites serve "
+app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj sites serve "
                   "--today 2026-01-15", no_args_is_help=True)
 
 
@@ -61,67 +61,61 @@ def _check_port(host: str, port: int, site: str) -> None:
 
 @app.command("list")
 def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
-    """List the sandbox sites with their brand, port and placeholder, and how many MiniWoB++
-    tasks run in Chromium.
+    """List the suites: the sandbox sites with their brand, port and placeholder, and how
+    many MiniWoB++ tasks run in Chromium.
 
     Example: webtraj sites list
     """
-    from webtraj.sites.registry import SITE_CLASSES
+    from webtraj.execute.suites import ListOptions, named_suites
 
-    for cls in SITE_CLASSES:
-        console.print(f"{cls.key:8} {cls.brand:11} :{port_base + cls.offset}  "
-                      f"__{cls.key.upper()}__  {cls.tagline}", highlight=False)
-    _list_miniwob()
-
-
-def _list_miniwob() -> None:
-    """The MiniWoB++ suite, with how many of its tasks run in Chromium (as last measured)."""
-    from rich.markup import escape
-
-    from webtraj.suites.miniwob.check import load_check
-
-    check = load_check()
-    if check is None:
-        return
-    starts = sum(t.starts for t in check.tasks)
-    drag = [t.name for t in check.running if t.needs_drag]
-    install = escape("pip install 'webtraj[miniwob]'")
-    console.print(f"\nMiniWoB++ suite (--suite miniwob; {install}): "
-                  f"{len(check.running)} of {len(check.tasks)} tasks run in Chromium "
-                  f"{escape(check.chromium_version)} (miniwob {escape(check.miniwob_version)}, "
-                  f"checked {check.checked_on}); {starts} pages start.", highlight=False)
-    if drag:
-        console.print(f"  {len(drag)} of those ask for a drag, which webtraj's actions cannot "
-                      f"do: {escape(', '.join(drag))}", highlight=False)
-    by_why: dict[str, list[str]] = {}
-    for t in check.failing:
-        by_why.setdefault(t.why or "unknown", []).append(t.name)
-    for why, names in by_why.items():
-        console.print(f"  {len(names)} do not run ({escape(why)}): {escape(', '.join(names))}",
-                      highlight=False)
+    for i, suite in enumerate(named_suites()):
+        lines = suite.describe(ListOptions(port_base=port_base))
+        if lines and i:
+            console.print()
+        for line in lines:
+            console.print(esc(line), highlight=False)
 
 
 @app.command()
 def tasks(
-    suite: str = typer.Option("booking", help="Task suite name (only 'booking')."),
-    today: str = typer.Option(None, help="Fix 'today' (YYYY-MM-DD); default: the real date."),
-    seed: int = typer.Option(0, help="Inventory seed."),
-    port_base: int = typer.Option(8760, "--port-base", help="Port base the start URLs use."),
+    suite: str = typer.Option("booking", help="Task suite: booking | miniwob (`webtraj sites "
+                              "list`)."),
+    today: str = typer.Option(None, help="Sandbox 'today' (YYYY-MM-DD); default: the real "
+                              "date. Written into each task, so that a run serves it again."),
+    seed: int = typer.Option(0, help="Sandbox inventory seed (written into each task)."),
+    port_base: int = typer.Option(8760, "--port-base", help="Port base the sandbox start URLs "
+                                  "use (a run moves them to the ports it serves on)."),
+    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids or, for "
+                                 "MiniWoB++, task names (default: every task)."),
+    seeds: str = typer.Option(None, "--seeds", help="MiniWoB++ seeds, e.g. 0-9 (default 0)."),
     out: Path = typer.Option(..., "--out", help="JSONL file to write."),
 ) -> None:
-    """Write a task suite as JSONL, one task per line.
+    """Write a suite's tasks as JSONL, one task per line, with what reproduces them (a
+    sandbox task's date and seed); `webtraj run --tasks FILE` serves them as written.
 
     Example: webtraj sites tasks --suite booking --today 2026-01-15 --out tasks.jsonl
-    """
-    from webtraj.sites.common.dates import resolve_today
-    from webtraj.sites.tasks import booking_suite
 
-    if suite != "booking":
-        raise fail(f"unknown suite {suite!r}; available: booking")
+    Example: webtraj sites tasks --suite miniwob --task-ids click-button --seeds 0-4 --out mw.jsonl
+    """
+    from webtraj.execute.suites import ListOptions, get_suite
+    from webtraj.model import InputError
+
     try:
-        day = resolve_today(today)
-    except ValueError:
-        raise fail(f"--today must be YYYY-MM-DD, got {today!r}") from None
-    items = booking_suite(day, seed=seed, port_base=port_base)
+        chosen = get_suite(suite)
+        seed_list: tuple[int, ...] = ()
+        if seeds:
+            from webtraj.suites.miniwob.tasks import parse_seeds
+
+            seed_list = parse_seeds(seeds)
+        ids = tuple(t for t in (task_ids or "").split(",") if t)
+        items = chosen.list_tasks(ListOptions(today=today, seed=seed, port_base=port_base,
+                                              task_ids=ids, seeds=seed_list))
+        if ids:
+            items, unknown = chosen.select(items, ids)
+            if unknown:
+                raise InputError(f"unknown task id(s) of the {suite} suite: "
+                                 f"{', '.join(unknown)}", field="task-ids")
+    except InputError as exc:
+        raise fail(exc.message) from None
     out.write_bytes(b"".join(t.to_json_bytes(indent=False) + b"\n" for t in items))
     console.print(f"wrote {len(items)} tasks to {esc(out)}", highlight=False)

@@ -252,11 +252,11 @@ def _append(lines: list[bytes | memoryview], cols: dict[str, list[Any]], inst: I
 
 
 def default_judge(info: RunInfo) -> str:
-    """The sandbox oracle when the run can rebuild it (a sandbox with its site URLs), else the
-    rule judge; MiniWoB++ runs are curated on the page's own reward."""
-    if info.settings is not None and info.settings.suite == "miniwob":
-        return "miniwob"
-    return "oracle" if info.sandbox is not None and info.site_urls else "rule"
+    """The judge the run's suite curates on: the sandbox oracle when the run can rebuild it
+    (a sandbox with its site URLs), a suite's own reward (MiniWoB++), else the rule judge."""
+    from webtraj.execute.suites import suite_of_run
+
+    return suite_of_run(info).curation_judge(info)
 
 
 def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = None,

@@ -133,26 +133,16 @@ def url_task(url: str, intent: str) -> Task:
 def _tasks(stack: ExitStack, store: RunStore, config: RunConfig,
            extra: list[Task]) -> tuple[list[Task], dict[str, str] | None]:
     from webtraj.execute.run import select_tasks
-    from webtraj.execute.sandbox import serve_named_sites
+    from webtraj.execute.suites import SuiteSession, suite_of_config
 
-    if config.suite:
-        from webtraj.execute.sandbox import open_suite_sandbox
-
-        sandbox, session = open_suite_sandbox(stack, store, config)
-        tasks = sandbox.tasks(config.suite)
-    elif config.tasks_file:
-        from webtraj.formats.tasks import load_tasks, no_usable_task
-
-        tasks, errors = load_tasks(config.tasks_file, need_start_url=True)
-        if not tasks:
-            raise no_usable_task(config.tasks_file, errors)
-        tasks, session = serve_named_sites(stack, store, config, tasks)
-    else:
-        tasks, session = extra, None
-    selected, problems = select_tasks(tasks, config)
+    suite = suite_of_config(config)
+    session = (suite.open(stack, store, config) if config.suite or config.tasks_file
+               else SuiteSession(tasks=extra))
+    selected, problems, _ = select_tasks(session, suite, config)
+    problems = [*session.problems, *problems]
     if not selected:
         raise InputError("no task to record" + (f": {problems[0]}" if problems else ""))
-    return selected, session
+    return selected, session.session_urls
 
 
 def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWindow,

@@ -2,8 +2,9 @@
 
 The run directory is the source of truth: re-running with the same --out skips finished
 (task, trial) pairs, runs again the episodes that ended in an error, and scores what a crash
-left unscored. For the sandbox suite the run keeps the `today`, `seed` and site URLs it started
-with (the ports are reused when free; a trajectory made against other ports records its own).
+left unscored. The run's suite (`webtraj.execute.suites`) serves its sites; the run keeps the
+site URLs (and a sandbox's `today` and `seed`) it started with (the ports are reused when
+free; a trajectory made against other ports records its own).
 Scoring runs beside the rollout (`ScoringStage`), never in the way of dispatch."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored
 from webtraj.execute.episode import EpisodeSpec
 from webtraj.execute.inprocess import InProcessExecutor
 from webtraj.execute.local import Artifacts
+from webtraj.execute.suites import Suite, SuiteSession, suite_of_config
 from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
@@ -41,6 +43,8 @@ class EpisodeEvent(FrozenModel):
     task_id: str
     error: str | None
     scores: dict[str, float | None]
+    # The episode's success as its suite counts it (None: not scored yet or unscored).
+    headline: float | None = None
 
 
 class RunPlan(FrozenModel):
@@ -48,21 +52,26 @@ class RunPlan(FrozenModel):
     specs: tuple[EpisodeSpec, ...]
     skipped: int
     task_errors: tuple[str, ...] = ()
+    # What the user must know about how the tasks are served (a task file's sandbox task
+    # without a date, and the date it got).
+    warnings: tuple[str, ...] = ()
+    # --task-ids that name no task of the suite.
+    unknown_ids: tuple[str, ...] = ()
     # Trajectories of earlier sessions stored without their scores (scored now).
     rescoring: int = 0
 
 
-def select_tasks(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list[str]]:
-    """The tasks to run, and the reason each task left out was left out."""
-    problems = []
-    if config.task_ids:
-        known = {t.task_id for t in tasks}
-        unknown = [t for t in dict.fromkeys(config.task_ids) if t not in known]
-        if not known.intersection(config.task_ids):
-            raise InputError(f"--task-ids names no known task ({', '.join(unknown[:10])}); "
-                             f"{len(known)} tasks are available", field="task_ids")
-        wanted = set(config.task_ids)
-        tasks = [t for t in tasks if t.task_id in wanted]
+def select_tasks(session: SuiteSession, suite: Suite, config: RunConfig
+                 ) -> tuple[list[Task], list[str], list[str]]:
+    """The tasks to run, the reason each task left out was left out, and the --task-ids that
+    name no task of the suite (the suite decides what an id names)."""
+    problems: list[str] = []
+    tasks, unknown = session.tasks, list(session.unknown_ids)
+    if config.task_ids and not session.selected:
+        tasks, unknown = suite.select(tasks, config.task_ids)
+    if config.task_ids and not tasks and unknown:
+        raise InputError(f"--task-ids names no known task ({', '.join(unknown[:10])}); "
+                         f"{len(session.tasks)} tasks are available", field="task_ids")
     runnable = []
     for t in tasks:
         if t.start_url:
@@ -70,7 +79,7 @@ def select_tasks(tasks: list[Task], config: RunConfig) -> tuple[list[Task], list
         else:
             problems.append(f"task {t.task_id}: field 'start_url' is missing: an episode "
                             "needs a page to start on")
-    return (runnable[: config.limit] if config.limit else runnable), problems
+    return (runnable[: config.limit] if config.limit else runnable), problems, unknown
 
 
 def _model_info(spec: str | None) -> ModelInfo | None:
@@ -94,41 +103,17 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
         make_agent(config.agent, llm=config.llm, no_cache=True, options=config.agent_options)
     for i, evaluator in enumerate(config.evaluators):
         check_evaluator(evaluator, record=f"--evaluator {i + 1}")
+    suite = suite_of_config(config)
     out = Path(out)
     store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
                                                  seed=config.seed, settings=config,
                                                  model=_model_info(config.llm)))
     started = time.monotonic()
     with ExitStack() as stack:
-        task_errors: list[str] = []
-        session_urls: dict[str, str] | None = None
-        if config.suite == "miniwob":
-            from webtraj.execute.miniwob_suite import MiniWoBSuite
-
-            suite = stack.enter_context(MiniWoBSuite(config))
-            tasks = suite.tasks()
-            task_errors += suite.problems
-            config = config.model_copy(update={"task_ids": ()})  # selected by the suite
-            if not store.info.site_urls:
-                store.update_info(site_urls=suite.urls)
-            if suite.urls != store.info.site_urls:
-                session_urls = suite.urls
-        elif config.suite:
-            from webtraj.execute.sandbox import open_suite_sandbox
-
-            sandbox, session_urls = open_suite_sandbox(stack, store, config)
-            tasks = sandbox.tasks(config.suite)
-        else:
-            from webtraj.execute.sandbox import serve_named_sites
-            from webtraj.formats.tasks import load_tasks, no_usable_task
-
-            tasks, errors = load_tasks(config.tasks_file, need_start_url=True)
-            task_errors = [str(e) for e in errors]
-            if not tasks:
-                raise no_usable_task(config.tasks_file, errors)
-            tasks, session_urls = serve_named_sites(stack, store, config, tasks)
-        tasks, problems = select_tasks(tasks, config)
-        task_errors += problems
+        session = suite.open(stack, store, config)
+        session_urls = session.session_urls
+        tasks, problems, unknown = select_tasks(session, suite, config)
+        task_errors = [*session.problems, *problems]
         # Episodes lost to an error (crash, timeout, model endpoint down) are run again.
         done = store.completed(agent=config.agent, retry_failed=True)
         specs = [EpisodeSpec(task=t, trial=k, agent=config.agent, max_steps=config.max_steps,
@@ -137,7 +122,8 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
         unscored = unscored_trajectories(store) if config.evaluate else []
         plan = RunPlan(tasks=tuple(tasks), specs=tuple(specs),
                        skipped=len(tasks) * config.trials - len(specs),
-                       task_errors=tuple(task_errors), rescoring=len(unscored))
+                       task_errors=tuple(task_errors), warnings=tuple(session.warnings),
+                       unknown_ids=tuple(unknown), rescoring=len(unscored))
         if on_plan:
             on_plan(plan)
         # Workers' scratch lives outside the run: what the browser writes there (Playwright's
@@ -157,7 +143,8 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             if on_episode:
                 on_episode(EpisodeEvent(trajectory_id=traj.trajectory_id,
                                         task_id=traj.task.task_id, error=traj.error,
-                                        scores={s.evaluator: s.value for s in scores}))
+                                        scores={s.evaluator: s.value for s in scores},
+                                        headline=suite.headline_value(traj.task, scores)))
 
         envs = RunEnvironments(store.info, llm=config.llm if config.evaluate else None,
                                no_cache=config.no_cache)

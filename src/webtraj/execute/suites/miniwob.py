@@ -1,0 +1,130 @@
+"""The MiniWoB++ suite: the `miniwob` package's pages served for the life of a session,
+task instances (task page x seed), scored by the page's own reward. `--task-ids` takes task
+names (`click-button`) or instance ids (`miniwob/click-button/3`); `--seeds` the seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import ExitStack
+from typing import Any, ClassVar
+
+from webtraj.execute.sandbox import reachable_sandbox_host, rebase_task
+from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession, session_urls
+from webtraj.model import InputError, RunInfo, Task
+from webtraj.model.run import RunConfig
+from webtraj.store import RunStore
+
+DEFAULT_SEEDS = (0,)
+SITE = "miniwob"
+
+
+def _server(host: str) -> Any:
+    try:
+        from webtraj.suites.miniwob.server import MiniWoBServer
+    except ImportError as exc:
+        raise InputError(f"the MiniWoB++ suite needs the 'miniwob' extra ({exc}): "
+                         "pip install 'webtraj[miniwob]'", field="suite") from None
+    return MiniWoBServer(host=reachable_sandbox_host(host))
+
+
+def is_instance_id(task_id: str) -> bool:
+    return task_id.startswith(f"{SITE}/") and task_id.count("/") == 2
+
+
+def selection(task_ids: Sequence[str], seeds: Sequence[int]
+              ) -> tuple[tuple[str, ...], tuple[int, ...], set[str]]:
+    """Task names, seeds, and the instance ids asked for one by one."""
+    names: list[str] = []
+    instances: set[str] = set()
+    chosen = list(seeds)
+    for tid in task_ids:
+        if is_instance_id(tid):
+            _, name, seed = tid.split("/")
+            names.append(name)
+            instances.add(tid)
+            if seed.isdigit() and int(seed) not in chosen:
+                chosen.append(int(seed))
+        else:
+            names.append(tid)
+    if not chosen or (len(instances) < len(task_ids) and not seeds):
+        chosen = list(dict.fromkeys([*DEFAULT_SEEDS, *chosen]))
+    return tuple(dict.fromkeys(names)), tuple(chosen), instances
+
+
+class MiniWoBSuite(Suite):
+    name = SITE
+    summary = "MiniWoB++ task pages served on loopback, scored by the page's own reward"
+    evaluators = ("miniwob",)
+    headline = ("miniwob",)
+    site_keys: ClassVar[frozenset[str]] = frozenset({SITE})
+
+    def _instances(self, base_url: str, task_ids: Sequence[str], seeds: Sequence[int]
+                   ) -> tuple[list[Task], list[str]]:
+        """Every selected instance whose page starts, and the others as problems."""
+        from webtraj.suites.miniwob.tasks import build_tasks, task_id
+
+        names, chosen, instances = selection(task_ids, seeds)
+        tasks, failed = build_tasks(base_url, names, chosen)
+        problems = [f"task {task_id(p.name, p.seed)}: the page did not start: "
+                    f"{'; '.join(p.errors)}" for p in failed]
+        if task_ids:
+            tasks, _ = self.select(tasks, task_ids)
+        return tasks, problems
+
+    def select(self, tasks: Sequence[Task], task_ids: Sequence[str]
+               ) -> tuple[list[Task], list[str]]:
+        """A task name selects each of its instances; an instance id, that one."""
+        wanted = set(task_ids)
+        chosen = [t for t in tasks
+                  if t.task_id in wanted or t.metadata.get("miniwob_task") in wanted]
+        known = {t.task_id for t in tasks} | {str(t.metadata.get("miniwob_task"))
+                                              for t in tasks}
+        return chosen, [i for i in dict.fromkeys(task_ids) if i not in known]
+
+    def list_tasks(self, options: ListOptions) -> list[Task]:
+        with _server(options.host) as server:
+            tasks, problems = self._instances(server.base_url, options.task_ids,
+                                              options.seeds)
+        if problems and not tasks:
+            raise InputError(f"no MiniWoB++ page started: {problems[0]}", field="suite")
+        return tasks
+
+    def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
+        server = stack.enter_context(_server(config.sandbox_host))
+        tasks, problems = self._instances(server.base_url, config.task_ids, config.seeds)
+        return SuiteSession(tasks=tasks, session_urls=session_urls(store, server.urls),
+                            served_urls=dict(server.urls), problems=problems, selected=True)
+
+    def serve_tasks(self, stack: ExitStack, store: RunStore, config: RunConfig,
+                    tasks: list[Task]) -> SuiteSession:
+        server = stack.enter_context(_server(config.sandbox_host))
+        urls = session_urls(store, server.urls)
+        served = urls or store.info.site_urls
+        return SuiteSession(tasks=[rebase_task(t, served) for t in tasks], session_urls=urls,
+                            served_urls=dict(server.urls))
+
+    def curation_judge(self, info: RunInfo) -> str:
+        return "miniwob"
+
+    def describe(self, options: ListOptions) -> list[str]:
+        """The suite, with how many of its tasks run in Chromium (as last measured)."""
+        from webtraj.suites.miniwob.check import load_check
+
+        check = load_check()
+        if check is None:
+            return []
+        starts = sum(t.starts for t in check.tasks)
+        lines = [f"MiniWoB++ suite (--suite {SITE}; pip install 'webtraj[miniwob]'): "
+                 f"{len(check.running)} of {len(check.tasks)} tasks run in Chromium "
+                 f"{check.chromium_version} (miniwob {check.miniwob_version}, checked "
+                 f"{check.checked_on}); {starts} pages start."]
+        drag = [t.name for t in check.running if t.needs_drag]
+        if drag:
+            lines.append(f"  {len(drag)} of those ask for a drag, which webtraj's actions "
+                         f"cannot do: {', '.join(drag)}")
+        by_why: dict[str, list[str]] = {}
+        for t in check.failing:
+            by_why.setdefault(t.why or "unknown", []).append(t.name)
+        lines += [f"  {len(names)} do not run ({why}): {', '.join(names)}"
+                  for why, names in by_why.items()]
+        return lines

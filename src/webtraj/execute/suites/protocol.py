@@ -1,0 +1,142 @@
+"""The suite protocol: what a run needs from a source of tasks, whatever it is.
+
+A suite lists its tasks, serves the sites they run on for the life of a session (recording
+the site URLs, and a sandbox's date and seed, in the run), names the evaluators its tasks are
+scored by and the one whose success is the run's headline, and the judge curation reads.
+Booking, MiniWoB++, a tasks file and an imported run are suites; code outside
+`webtraj.execute.suites` asks the registry for a run's suite and never tests a suite's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from webtraj.model import InputError, RunInfo, Score, Task
+from webtraj.model.base import FrozenModel
+from webtraj.model.run import RunConfig
+from webtraj.store import RunStore
+
+
+class ListOptions(FrozenModel):
+    """What `webtraj sites tasks` asks a suite for (each suite reads what applies to it)."""
+
+    today: str | None = None
+    seed: int = 0
+    port_base: int | None = None
+    host: str = "127.0.0.1"
+    task_ids: tuple[str, ...] = ()
+    seeds: tuple[int, ...] = ()
+
+
+@dataclass
+class SuiteSession:
+    """A suite's tasks for one session of a run, with the sites serving them.
+
+    `session_urls` are the site URLs of this session when they differ from the ones the run
+    recorded (a resumed run whose ports were taken): trajectories made now record their own.
+    `problems` are tasks left out (with why); `warnings` are facts the user must see (a task
+    served at a date it did not record)."""
+
+    tasks: list[Task]
+    session_urls: dict[str, str] | None = None
+    # The sites this session serves, at the URLs it serves them on.
+    served_urls: dict[str, str] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # Whether `tasks` are already the selection of `config.task_ids` (a suite whose ids
+    # name groups of tasks selects them itself).
+    selected: bool = False
+    # --task-ids that named no task of the suite.
+    unknown_ids: list[str] = field(default_factory=list)
+
+
+class Suite:
+    """A kind of task source. Subclasses set the class attributes and override what applies;
+    one instance serves any number of runs (it keeps no state)."""
+
+    name: ClassVar[str]
+    # One line for `webtraj sites list` and `--suite` help.
+    summary: ClassVar[str] = ""
+    # Names of the evaluators the suite's tasks declare (the metrics helper groups their
+    # scores into families); empty when they depend on the tasks (a file, an import).
+    evaluators: ClassVar[tuple[str, ...]] = ()
+    # Name prefixes of the evaluators whose value is an episode's success in progress
+    # displays (the first one scored counts).
+    headline: ClassVar[tuple[str, ...]] = ()
+    # True when `webtraj run --suite NAME` and `webtraj sites tasks --suite NAME` take it.
+    named: ClassVar[bool] = True
+
+    # -- tasks -------------------------------------------------------------------------------
+
+    def list_tasks(self, options: ListOptions) -> list[Task]:
+        """The suite's tasks as a file would carry them, with what reproduces them."""
+        raise InputError(f"the {self.name} suite has no task list of its own", field="suite")
+
+    def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
+        """Serve the sites for a run's session (closed by `stack`), recording in `store` the
+        site URLs (and sandbox) the run keeps for its life; the tasks to run."""
+        raise InputError(f"the {self.name} suite cannot be run", field="suite")
+
+    def select(self, tasks: Sequence[Task], task_ids: Sequence[str]
+               ) -> tuple[list[Task], list[str]]:
+        """The tasks `task_ids` name, and the ids that name none."""
+        wanted = set(task_ids)
+        known = {t.task_id for t in tasks}
+        return ([t for t in tasks if t.task_id in wanted],
+                [i for i in dict.fromkeys(task_ids) if i not in known])
+
+    # -- tasks of a file that this suite serves ------------------------------------------------
+
+    # Site keys (as in `RunInfo.site_urls`) this suite serves.
+    site_keys: ClassVar[frozenset[str]] = frozenset()
+
+    def serves(self, task: Task) -> bool:
+        """Whether `task` (read from a file) runs on sites this suite serves."""
+        return task.metadata.get("suite") == self.name and (task.site or "") in self.site_keys
+
+    def serve_tasks(self, stack: ExitStack, store: RunStore, config: RunConfig,
+                    tasks: list[Task]) -> SuiteSession:
+        """Serve the sites `tasks` (all `serves`d) name and move them onto the served URLs."""
+        raise InputError(f"the {self.name} suite cannot serve a file's tasks", field="suite")
+
+    # -- after the run -----------------------------------------------------------------------
+
+    def curation_judge(self, info: RunInfo) -> str:
+        """The judge whose per-step curve curation reads by default."""
+        return "oracle" if info.sandbox is not None and info.site_urls else "rule"
+
+    def headline_value(self, task: Task, scores: Sequence[Score]) -> float | None:
+        """An episode's success for progress displays: the first scored headline evaluator,
+        else (a suite without one) the first scored evaluator the task declares."""
+        prefixes = self.headline or tuple(str(e.get("evaluator", "")) for e in task.evaluators)
+        for prefix in prefixes:
+            for s in scores:
+                if prefix and s.evaluator.startswith(prefix) and s.value is not None:
+                    return s.value
+        return None
+
+    def describe(self, options: ListOptions) -> list[str]:
+        """Plain lines for `webtraj sites list`."""
+        return [f"{self.name}: {self.summary}"] if self.summary else []
+
+
+def record_site_urls(store: RunStore, urls: Mapping[str, str]) -> bool:
+    """Record the sites of `urls` the run has no URL for yet (it keeps the others for its
+    life); True when this session serves some of them at other URLs than the recorded ones
+    (trajectories made in it then record their own)."""
+    recorded = store.info.site_urls
+    new = {k: v for k, v in urls.items() if k not in recorded}
+    if new:
+        store.update_info(site_urls={**recorded, **new})
+    return any(store.info.site_urls.get(k) != v for k, v in urls.items())
+
+
+def session_urls(store: RunStore, urls: Mapping[str, str]) -> dict[str, str] | None:
+    """`record_site_urls`, then the whole map a trajectory of this session records when its
+    URLs differ from the run's (None when they do not)."""
+    if not record_site_urls(store, urls):
+        return None
+    return {**store.info.site_urls, **urls}

@@ -1,0 +1,89 @@
+"""A suite is a type, not a name (issue 28, point 1): every suite with tasks lists them with
+`webtraj sites tasks`, a file of a suite's tasks is served by that suite, curation's judge
+comes from the run's suite, and no code outside the registry tests a suite's name."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import webtraj
+from webtraj.store import RunStore
+
+SRC = Path(webtraj.__file__).parent
+# The registry, and the suites' own packages (the sandbox sites, MiniWoB++).
+OWNERS = ("execute/suites/", "sites/", "suites/")
+SUITE_NAMES = {"booking", "miniwob"}
+
+
+def _literals(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return {v for e in node.elts for v in _literals(e)}
+    return set()
+
+
+def test_no_code_outside_the_registry_branches_on_a_suite_name():
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith(OWNERS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                names = set().union(*map(_literals, [node.left, *node.comparators]))
+            elif isinstance(node, ast.match_case):
+                names = _literals(node.pattern.value) if isinstance(
+                    node.pattern, ast.MatchValue) else set()
+            else:
+                continue
+            if names & SUITE_NAMES:
+                found.append(f"{rel}:{node.lineno}")
+    assert not found, f"suite names tested outside the registry: {found}"
+
+
+def test_unknown_suite_is_a_clear_error(tmp_path):
+    from webtraj.cli.app import app
+
+    result = CliRunner().invoke(app, ["sites", "tasks", "--suite", "nope", "--out",
+                                      str(tmp_path / "t.jsonl")])
+    assert result.exit_code == 2
+    assert "unknown suite 'nope'; available: booking, miniwob" in result.output
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/chromium"), reason="needs Chromium")
+def test_miniwob_tasks_listed_then_run_from_the_file(tmp_path):
+    pytest.importorskip("miniwob", reason="the MiniWoB++ suite needs the 'miniwob' extra")
+    from webtraj.cli.app import app
+    from webtraj.execute.curation import default_judge
+
+    listed = tmp_path / "mw.jsonl"
+    result = CliRunner().invoke(app, ["sites", "tasks", "--suite", "miniwob", "--task-ids",
+                                      "click-button", "--out", str(listed)])
+    assert result.exit_code == 0, result.output
+    [task] = [json.loads(x) for x in listed.read_text().splitlines()]
+    assert task["task_id"] == "miniwob/click-button/0"
+    assert task["intent"].startswith("Click on the") and task["metadata"]["seed"] == 0
+
+    # The file's start URL points at the listing's server, long gone: the run serves
+    # MiniWoB++ itself and moves the task there.
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "--tasks", str(listed), "--agent", "heuristic",
+                                      "--max-steps", "1", "--timeout", "60", "--out",
+                                      str(out)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    with RunStore.open(out) as store:
+        [traj] = list(store.iter_trajectories())
+        [score] = store.scores(traj.trajectory_id, evaluator="miniwob")
+        info = store.info
+    assert traj.error is None, traj.error
+    assert traj.task.start_url.startswith(info.site_urls["miniwob"] + "/miniwob/")
+    assert score.value is not None and not score.error, score  # the page's reward was read
+    assert default_judge(info) == "miniwob"

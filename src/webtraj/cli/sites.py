@@ -11,8 +11,8 @@ import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
 
-app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj sites serve "
-                  "--today 2026-01-15", no_args_is_help=True)
+app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj "
+                  "sites serve --today 2026-01-15", no_args_is_help=True)
 
 
 @app.command()

@@ -20,6 +20,7 @@ from curate.conftest import (
 )
 from webtraj.cli.app import app
 from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, ensure_curves
+from webtraj.model import Termination
 from webtraj.store.reader import TRAJECTORIES, TRAJECTORY_JSON, missing_curves
 
 FILES = ("train.jsonl", "validation.jsonl", "train.parquet", "validation.parquet",
@@ -274,3 +275,30 @@ def test_curated_bytes_are_the_reference_bytes(small_run, tmp_path, num_cpus):
     got = {f: (_rows_digest(out / f) if f.endswith(".parquet")
                else hashlib.sha256((out / f).read_bytes()).hexdigest()) for f in FILES}
     assert got == GOLDEN
+
+
+def test_cli_says_why_it_kept_nothing(tmp_path):
+    """A run of failed episodes (no step taken) and one that never improved on its start
+    page: nothing to keep, so the
+    command fails and counts the trajectories by reason, instead of writing empty data."""
+    task = make_task()
+    errored = [make_traj(task, 0, trial=k).model_copy(update={
+        "termination": Termination.ERROR,
+        "error": "infrastructure failure: LLM call failed"})
+        for k in range(2)]
+    zero = make_traj(task, 2, trial=2)
+    run = write_run(tmp_path / "run", [
+        *((t, []) for t in errored),
+        (zero, [make_score(task, matching_rows(task, [[], [], []]), "rule")])])
+    res = CliRunner().invoke(app, ["curate", "--run", str(run), "--judge", "rule",
+                                   "--out", str(tmp_path / "out")], env={"COLUMNS": "300"})
+    out = " ".join(res.output.split())
+    assert res.exit_code == 1, res.output
+    assert "curation kept nothing (rule judge): of 3 trajectories, none gave a record" in out
+    assert "dropped 2 no_actions, 1 best_at_start" in out
+    assert "wrote" not in out
+
+    empty = write_run(tmp_path / "empty", [])
+    res = CliRunner().invoke(app, ["curate", "--run", str(empty), "--judge", "rule",
+                                   "--out", str(tmp_path / "out2")], env={"COLUMNS": "300"})
+    assert res.exit_code == 1 and "the run has no trajectory" in " ".join(res.output.split())

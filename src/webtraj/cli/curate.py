@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.model.errors import require_extra
+
+if TYPE_CHECKING:
+    from webtraj.curate.stats import CurationStats
 
 app = typer.Typer(
     help="Curate fine-tuning data from a scored run: per-step CSR -> smallest best prefix -> "
@@ -120,5 +124,24 @@ def curate(
     console.print(stats_table(result.stats))
     if corrupt:
         err_console.print(f"[yellow]{corrupt} unreadable trajectory folder(s) skipped[/]")
+    if not result.stats.steps_kept:
+        raise fail(kept_nothing(result.stats, corrupt), code=1)
     console.print(f"wrote {esc(out)}: train.jsonl, validation.jsonl, train.parquet, "
                   "validation.parquet, tasks.jsonl, stats.json")
+
+
+def kept_nothing(stats: CurationStats, corrupt: int) -> str:
+    """Why a curation kept no record: the trajectories' drops by reason."""
+    reasons = sorted(stats.dropped.items(), key=lambda kv: (-kv[1], kv[0]))
+    if corrupt:
+        reasons.append(("unreadable trajectory folder", corrupt))
+    if stats.relabel_failed and "relabel_failed" not in stats.dropped:
+        reasons.append(("relabel failed", stats.relabel_failed))
+    if not stats.trajectories and not corrupt:
+        why = "the run has no trajectory"
+    else:
+        why = (f"of {stats.trajectories} trajectories, none gave a record: dropped "
+               + ", ".join(f"{n} {reason}" for reason, n in reasons)) if reasons else \
+            f"of {stats.trajectories} trajectories, none gave a record"
+    return (f"curation kept nothing ({stats.judge} judge): {why}. stats.json has the "
+            "counts; `webtraj runs show` shows the run's errors and scores")

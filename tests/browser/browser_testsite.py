@@ -157,7 +157,43 @@ SETTLE = _page("Settle", """
 <button onclick="setInterval(() => fetch('/item/poll'), 40)">Poll forever</button>
 """)
 
+# Things a person acts on that have no accessible role: a div with a click listener, a div
+# with an onclick property, a hover target, an svg circle, a focusable span, a drawing canvas.
+POINTER = _page("Pointer", """
+<style>body { margin: 0 } #pad { position: absolute; left: 0; top: 0; width: 200px;
+  height: 100px; background: rgb(255, 0, 0) } #prop { position: absolute; left: 220px; top: 0;
+  width: 60px; height: 60px; background: rgb(0, 0, 255) } #hov { position: absolute;
+  left: 300px; top: 0; width: 60px; height: 60px; background: rgb(0, 128, 0) }
+  svg { position: absolute; left: 0; top: 120px } canvas { position: absolute; left: 0;
+  top: 260px; border: 1px solid black } #log { position: absolute; left: 420px; top: 0 }
+  #key { position: absolute; left: 300px; top: 80px }</style>
+<div id="pad"></div><div id="prop"></div><div id="hov"></div>
+<svg width="300" height="120"><circle id="dot" cx="50" cy="50" r="20" fill="purple"></circle>
+</svg>
+<span id="key" tabindex="0">Focus me</span>
+<canvas id="cv" width="300" height="150"></canvas>
+<p id="log">none</p>
+<script>
+const log = (t) => { document.getElementById('log').textContent = t; };
+document.getElementById('pad').addEventListener('click',
+  (e) => log('pad clicked at ' + e.clientX + ',' + e.clientY));
+document.getElementById('pad').addEventListener('dblclick', () => log('pad double-clicked'));
+document.getElementById('prop').onclick = () => log('prop clicked');
+document.getElementById('hov').addEventListener('mouseover', () => log('hovered'));
+document.getElementById('dot').addEventListener('click', () => log('dot clicked'));
+document.getElementById('key').addEventListener('keydown', (e) => log('key ' + e.key));
+const cv = document.getElementById('cv');
+let from = null, moves = 0;
+cv.addEventListener('mousedown', (e) => { from = [e.offsetX, e.offsetY]; moves = 0; });
+cv.addEventListener('mousemove', () => { if (from) moves++; });
+cv.addEventListener('mouseup', (e) => {
+  log('drew from ' + from + ' to ' + e.offsetX + ',' + e.offsetY + ' in ' + moves + ' moves');
+  from = null; });
+</script>
+""")
+
 PAGES = {
+    "/pointer": POINTER,
     "/form": FORM, "/other": OTHER, "/combobox": COMBOBOX, "/autocomplete": AUTOCOMPLETE, "/iframe": IFRAME, "/inner": INNER,
     "/popup": POPUP, "/dialogs": DIALOGS, "/slow": SLOW, "/external": EXTERNAL,
     "/scroll": SCROLL, "/settle": SETTLE, "/detach": DETACH, "/big": big_page(),

@@ -1,9 +1,14 @@
 """Performing the model's actions in a page. Failures come back as a message, never raised:
 a bad id or an element that cannot be used is something the agent must see and recover from.
 
-Elements are found by observation id (a Playwright aria ref, `aria-ref=e12`) or, for
-reference actions, by `ElementTarget` (role + accessible name through `get_by_role`, searched
-in the main frame first, then in iframes).
+Elements are found by observation id (a Playwright aria ref, `aria-ref=e12`, or for an
+element without a role the mark `data-webtraj-id="n3"`, see marks.py) or, for reference
+actions, by `ElementTarget` (role + accessible name through `get_by_role`, searched in the
+main frame first, then in iframes).
+
+Mouse actions at a point (`mouse_click [x] [y]`, `mouse_drag ...`) and `keyboard_type` are
+real input events (CDP `Input.dispatch*`), as a person's would be: the page sees pointer,
+mouse and key events with their coordinates, in order.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from playwright.async_api import Locator, Page
 from webtraj.browser.allowlist import OriginAllowlist
 from webtraj.browser.axtree import VALUE_ROLES, id_to_ref
 from webtraj.browser.config import EnvConfig
+from webtraj.browser.marks import MARK_ATTRIBUTE, MARK_ID
 from webtraj.browser.tabs import TabManager
-from webtraj.model.action import Action, ActionKind, ElementTarget
+from webtraj.model.action import POINT_KINDS, Action, ActionKind, ElementTarget
 
 # Key names agents write, in Playwright's spelling.
 _KEYS = {
@@ -49,6 +55,9 @@ _OPTION_INDEX = """(e, v) => {
 
 # How long an action by role and name waits for its element to appear.
 TARGET_WAIT_S = 2.0
+# A drag moves the mouse in steps of about this many pixels (pages that follow the pointer,
+# such as sliders and drawing areas, see the path, not a jump), between 5 and 50 moves.
+DRAG_STEP_PX = 8
 
 
 class ActionFailed(Exception):
@@ -59,6 +68,11 @@ def playwright_key(combo: str) -> str:
     """`ctrl+a` -> `Control+a`, `enter` -> `Enter`; unknown names pass through."""
     parts = [p.strip() for p in combo.replace(" ", "").split("+") if p.strip()]
     return "+".join(_KEYS.get(p.lower(), p) for p in parts) or combo
+
+
+def _moves(x1: float, y1: float, x2: float, y2: float) -> int:
+    distance = ((x2 - x1) ** 2 + (y2 - y1) ** 2) ** 0.5
+    return max(5, min(50, round(distance / DRAG_STEP_PX)))
 
 
 def _short(exc: Exception) -> str:
@@ -72,12 +86,17 @@ class ActionRunner:
         self.tabs = tabs
         self.allowlist = allowlist
         self.config = config
+        # Where this runner's last mouse move left the pointer, per page.
+        self.mouse: dict[Page, tuple[float, float]] = {}
 
     async def locate(self, page: Page, action: Action) -> Locator:
         """The single element an action targets, or ActionFailed saying why not."""
         if action.element_id:
-            ref = id_to_ref(action.element_id, self.tabs.ref_prefix.get(page, ""))
-            loc = page.locator(f"aria-ref={ref}")
+            if MARK_ID.match(action.element_id):
+                loc = page.locator(f'[{MARK_ATTRIBUTE}="{action.element_id}"]')
+            else:
+                ref = id_to_ref(action.element_id, self.tabs.ref_prefix.get(page, ""))
+                loc = page.locator(f"aria-ref={ref}")
             try:
                 count = await loc.count()
             except PlaywrightError:
@@ -136,6 +155,10 @@ class ActionRunner:
                 await self._type(page, loc, action.value or "", action.press_enter)
             else:
                 await self._select(page, loc, action.value or "")
+        elif k in POINT_KINDS:
+            await self._mouse(page, action)
+        elif k is ActionKind.KEYBOARD_TYPE:
+            await page.keyboard.type(action.value or "")
         elif k is ActionKind.PRESS:
             await page.keyboard.press(playwright_key(action.value or ""))
         elif k is ActionKind.SCROLL:
@@ -161,6 +184,34 @@ class ActionRunner:
                 raise ActionFailed(str(exc)) from None
         elif k is ActionKind.CLOSE_TAB:
             await self.tabs.close_active()
+
+    def _inside(self, x: float, y: float) -> None:
+        w, h = self.config.viewport_width, self.config.viewport_height
+        if not (0 <= x < w and 0 <= y < h):
+            raise ActionFailed(f"the point ({x:g}, {y:g}) is outside the viewport "
+                               f"({w}x{h} CSS pixels); scroll to bring the target into view")
+
+    async def _mouse(self, page: Page, action: Action) -> None:
+        x, y = action.x or 0.0, action.y or 0.0
+        self._inside(x, y)
+        k = action.kind
+        last = self.mouse.get(page)
+        self.mouse[page] = (x, y)
+        if k is ActionKind.MOUSE_CLICK:
+            await page.mouse.click(x, y)
+        elif k is ActionKind.MOUSE_DBLCLICK:
+            await page.mouse.dblclick(x, y)
+        elif k is ActionKind.MOUSE_MOVE:
+            # Pages that follow the pointer see it travel, not jump.
+            await page.mouse.move(x, y, steps=_moves(*last, x, y) if last else 1)
+        else:
+            x2, y2 = action.to_x or 0.0, action.to_y or 0.0
+            self._inside(x2, y2)
+            await page.mouse.move(x, y)
+            await page.mouse.down()
+            await page.mouse.move(x2, y2, steps=_moves(x, y, x2, y2))
+            await page.mouse.up()
+            self.mouse[page] = (x2, y2)
 
     async def _type(self, page: Page, loc: Locator, text: str, press_enter: bool) -> None:
         timeout = self.config.action_timeout_ms

@@ -35,6 +35,12 @@ class EnvConfig(FrozenModel):
     html: bool = False
     # Parsed JSON-LD of the page (what rule judges read as structured data).
     structured_data: bool = True
+    # Ids (`n3`) for visible interactive elements the accessibility tree has no line for
+    # (click handlers, tabindex, canvas, svg shapes; see marks.py), and the mouse position.
+    mark_elements: bool = True
+    # A second screenshot with every id drawn at its box (set-of-marks, for vision agents
+    # and VLM judges), stored beside the plain one.
+    set_of_marks: bool = False
     # Patience, in milliseconds.
     action_timeout_ms: int = Field(default=5_000, ge=100)
     navigation_timeout_ms: int = Field(default=15_000, ge=100)

@@ -37,6 +37,7 @@ from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.har import HarFallback, RequestBodies, har_journal
+from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.records import (
     BlockedRequest,
@@ -47,8 +48,19 @@ from webtraj.browser.records import (
 from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
 from webtraj.browser.tabs import TabManager
-from webtraj.model.action import ELEMENT_KINDS, Action, ActionKind
-from webtraj.model.trajectory import ElementBox, StepTimings
+from webtraj.model.action import ELEMENT_KINDS, POINT_KINDS, Action, ActionKind
+from webtraj.model.trajectory import ElementBox, PointedElement, StepTimings
+
+# What is under a point: the element, its box, text and the id marked on it or around it.
+_AT_POINT = """([points, attr]) => points.map(([x, y]) => {
+  const e = document.elementFromPoint(x, y);
+  if (!e) return null;
+  const r = e.getBoundingClientRect();
+  const marked = e.closest('[' + attr + ']');
+  return {tag: e.tagName.toLowerCase(), mark: marked ? marked.getAttribute(attr) : null,
+          text: (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 120),
+          box: [r.x, r.y, r.width, r.height]};
+})"""
 
 
 class EnvClosedError(RuntimeError):
@@ -115,6 +127,8 @@ class BrowserEnv:
         self._monitor = NetworkMonitor()
         await self.context.add_init_script(ACTIVITY_SCRIPT)
         await self.context.add_init_script(HIDE_CARET_SCRIPT)
+        if cfg.mark_elements:
+            await self.context.add_init_script(LISTENER_SCRIPT)
         await self.allowlist.install(self.context, watcher=self._monitor)
         self._monitor.attach(self.context)
         if cfg.har_path is not None:
@@ -180,7 +194,8 @@ class BrowserEnv:
     async def step(self, action: Action) -> StepResult:
         """Do `action`, wait for the page to settle, observe. Failures are in `error`."""
         started = time.monotonic()
-        box = await self._element_box(action)
+        pointed = await self._pointed(action)
+        box = pointed[0].box if pointed else await self._element_box(action)
         times: dict[str, float] = {}
         error = await self._perform(action, times)
         self._steps += 1
@@ -191,7 +206,39 @@ class BrowserEnv:
         return StepResult(observation=obs, error=error, done=done,
                           answer=action.value if done else None,
                           duration_s=time.monotonic() - started, element_box=box,
-                          timings=timings)
+                          pointed=pointed, timings=timings)
+
+    async def _pointed(self, action: Action) -> tuple[PointedElement, ...]:
+        """What is under a mouse action's point (and a drag's end) before it acts. Its id is
+        the mark on it or around it, else the smallest box of the last observation holding
+        the point; nothing when the page cannot say (the action still runs)."""
+        if action.kind not in POINT_KINDS or action.x is None or action.y is None:
+            return ()
+        points = [(action.x, action.y)]
+        if action.to_x is not None and action.to_y is not None:
+            points.append((action.to_x, action.to_y))
+        tabs, _ = self._live()
+        try:
+            found = await (await tabs.current()).evaluate(_AT_POINT, [points, MARK_ATTRIBUTE])
+        except PlaywrightError:
+            return ()
+        out = []
+        for (x, y), hit in zip(points, found, strict=True):
+            if hit is None:
+                out.append(PointedElement(x=x, y=y, element_id=self._id_at(x, y)))
+                continue
+            bx, by, bw, bh = hit["box"]
+            out.append(PointedElement(
+                x=x, y=y, tag=hit["tag"],
+                element_id=hit["mark"] if hit["mark"] in self._boxes else self._id_at(x, y),
+                text=hit["text"], box=ElementBox(x=bx, y=by, width=max(bw, 0),
+                                                 height=max(bh, 0))))
+        return tuple(out)
+
+    def _id_at(self, x: float, y: float) -> str | None:
+        holding = [(w * h, i) for i, (bx, by, w, h) in self._boxes.items()
+                   if bx <= x < bx + w and by <= y < by + h]
+        return min(holding)[1] if holding else None
 
     async def _element_box(self, action: Action) -> ElementBox | None:
         """The target's box as the last screenshot shows it (before the action scrolls or

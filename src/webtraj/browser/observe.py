@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.browser.axtree import TreeText, format_tree, parse_aria_snapshot
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.html_clean import clean_html
+from webtraj.browser.marks import Marks, mark_elements
 from webtraj.browser.records import BrowserObservation, DialogRecord
 from webtraj.browser.tabs import TabManager
 
@@ -238,20 +239,42 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
             problems["structured_data"] = "JSON-LD left out: " + "; ".join(skipped)
         return data
 
+    async def marks_part() -> Marks:
+        if not config.mark_elements:
+            return Marks()
+        marks = await mark_elements(page)
+        if marks.error:
+            problems["marks"] = marks.error
+        return marks
+
     t0 = time.perf_counter()
-    tree, png, html, data, tab_list = await asyncio.gather(
+    tree, png, html, data, tab_list, marks = await asyncio.gather(
         _timed(times, "tree", tree_part()), _timed(times, "screenshot", screenshot_part()),
         _timed(times, "html", html_part()), _timed(times, "structured_data", data_part()),
-        _timed(times, "tabs", tabs.describe()))
+        _timed(times, "tabs", tabs.describe()), _timed(times, "marks", marks_part()))
     times["capture"] = time.perf_counter() - t0
     tabs.ref_prefix[page] = tree.ref_prefix
     title = next((t.title for t in tab_list if t.active), "") or await _title(page)
+    viewport = ((config.viewport_width, config.viewport_height) if config.visible_only
+                else None)
+    # An element the tree already shows with its text (the same box) keeps the tree's id
+    # alone; shapes and elements without text keep their line, which says what they look
+    # like (tag, fill, colour).
+    tree_boxes = {tuple(round(v) for v in b) for b in tree.boxes.values()}
+    marks.elements = [e for e in marks.elements if "shape" in e.reasons or not e.name
+                      or tuple(round(v) for v in e.box) not in tree_boxes]
+    marked = marks.lines(viewport)
+    shown = {line[1:line.index("]")] for line in marked}
+    text = "\n".join(p for p in (tree.text, "\n".join(marked)) if p)
     return BrowserObservation(
-        url=page.url, title=title, tabs=tab_list, axtree=tree.text,
+        url=page.url, title=title, tabs=tab_list, axtree=text,
         html=html, screenshot_png=png, focused=tree.focused,
         last_action_error="; ".join(
             p for p in (error, *(problems.get(k) for k in (
-                "tree", "screenshot", "html", "structured_data"))) if p
+                "tree", "screenshot", "html", "structured_data", "marks"))) if p
         ) or None,
-        unreadable=problems.get("tree"), dialogs=dialogs, element_ids=tuple(tree.ids),
-        structured_data=data, element_boxes=tree.boxes)
+        unreadable=problems.get("tree"), dialogs=dialogs,
+        element_ids=(*tree.ids, *(e.id for e in marks.elements if e.id in shown)),
+        structured_data=data,
+        element_boxes={**tree.boxes, **{e.id: e.box for e in marks.elements if e.id in shown}},
+        mouse=marks.mouse)

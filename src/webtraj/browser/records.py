@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field, JsonValue
 
 from webtraj.model.base import FrozenModel
-from webtraj.model.trajectory import ElementBox, Observation, StepTimings, Tab
+from webtraj.model.trajectory import ElementBox, Observation, PointedElement, StepTimings, Tab
 
 
 class BlockedRequest(FrozenModel):
@@ -55,6 +55,8 @@ class BrowserObservation(FrozenModel):
     # screenshot shows them.
     element_boxes: dict[str, tuple[float, float, float, float]] = Field(default_factory=dict,
                                                                         repr=False)
+    # The last mouse position the page saw (viewport CSS pixels), when it saw one.
+    mouse: tuple[float, float] | None = None
 
     def to_observation(self, screenshot: str | None = None) -> Observation:
         """The model's Observation; `screenshot` is where the caller stored the PNG."""
@@ -62,7 +64,9 @@ class BrowserObservation(FrozenModel):
             url=self.url, title=self.title, tabs=self.tabs, axtree=self.axtree, html=self.html,
             screenshot=screenshot, focused=self.focused,
             last_action_error=self.last_action_error, unreadable=self.unreadable,
-            structured_data=self.structured_data)
+            structured_data=self.structured_data,
+            mouse=self.mouse, boxes={k: tuple(round(v, 1) for v in b)  # type: ignore[misc]
+                                     for k, b in self.element_boxes.items()} or None)
 
 
 class StepResult(FrozenModel):
@@ -76,6 +80,8 @@ class StepResult(FrozenModel):
     duration_s: float = 0.0
     # The acted element's box on the screenshot of the observation the action was taken on.
     element_box: ElementBox | None = None
+    # For a mouse action at a point: what was under it (and under a drag's end) before it.
+    pointed: tuple[PointedElement, ...] = ()
     # Seconds spent acting, settling and capturing (and the capture's parts).
     timings: StepTimings | None = None
 

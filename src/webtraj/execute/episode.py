@@ -24,7 +24,14 @@ from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.jsonfile import read_journal
 from webtraj.model.task import Task
-from webtraj.model.trajectory import Observation, Step, StepTimings, Termination, Trajectory
+from webtraj.model.trajectory import (
+    Observation,
+    PointedElement,
+    Step,
+    StepTimings,
+    Termination,
+    Trajectory,
+)
 
 HAR_NAME = "network.har"
 STEPS_JOURNAL = "steps.journal"
@@ -128,11 +135,12 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                 step_error = decision.error
                 next_obs = obs
                 box = None
+                pointed: tuple[PointedElement, ...] = ()
                 timings = StepTimings(agent=t_agent)
                 if decision.action is not None:
                     result = await env.step(decision.action)
                     step_error = step_error or result.error
-                    box = result.element_box
+                    box, pointed = result.element_box, result.pointed
                     t_store = time.monotonic()
                     next_obs = await _store_observation(result.observation, workdir,
                                                         f"step-{t + 1:03d}", config)
@@ -142,7 +150,8 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                                   reasoning=decision.reasoning,
                                   raw_output=decision.raw_output, started_at=wall,
                                   duration_s=time.monotonic() - t0, error=step_error,
-                                  element_box=box, timings=timings, usage=usage))
+                                  element_box=box, pointed=pointed, timings=timings,
+                                  usage=usage))
                 journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:

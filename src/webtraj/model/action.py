@@ -1,8 +1,12 @@
-"""Agent actions and their text form (`click [12]`, `type [7] [Paris] [0]`, `stop [answer]`).
+"""Agent actions and their text form (`click [12]`, `type [7] [Paris] [0]`, `stop [answer]`,
+`mouse_drag [10] [20] [110] [20]`).
 
 The text form follows the WebArena / seed-003 convention. Inside brackets, `\\`, `[` and `]`
 are escaped with a backslash when webtraj writes them; when reading, balanced brackets and a
-lone backslash are also accepted, because models write them unescaped.
+lone backslash are also accepted, because models write them unescaped. An element is named by
+its observation id (`click [12]`) or, for reference actions, by role and accessible name
+(`click [button 'Search']`, `click [link 'More' nth=2 inexact]`). Coordinates are CSS pixels
+of the viewport (`mouse_click [120] [48.5]`).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from webtraj.model.base import FrozenModel
 
@@ -31,14 +35,22 @@ class ActionKind(StrEnum):
     NEW_TAB = "new_tab"
     TAB_FOCUS = "tab_focus"
     CLOSE_TAB = "close_tab"
+    MOUSE_CLICK = "mouse_click"
+    MOUSE_DBLCLICK = "mouse_dblclick"
+    MOUSE_MOVE = "mouse_move"
+    MOUSE_DRAG = "mouse_drag"
+    KEYBOARD_TYPE = "keyboard_type"
     STOP = "stop"
 
 
 ELEMENT_KINDS = frozenset({ActionKind.CLICK, ActionKind.TYPE, ActionKind.HOVER, ActionKind.SELECT})
 VALUE_KINDS = frozenset(
     {ActionKind.TYPE, ActionKind.SELECT, ActionKind.PRESS, ActionKind.SCROLL, ActionKind.GOTO,
-     ActionKind.STOP}
+     ActionKind.STOP, ActionKind.KEYBOARD_TYPE}
 )
+# Kinds that act at a point of the viewport (x, y); a drag also has its end (to_x, to_y).
+POINT_KINDS = frozenset({ActionKind.MOUSE_CLICK, ActionKind.MOUSE_DBLCLICK,
+                         ActionKind.MOUSE_MOVE, ActionKind.MOUSE_DRAG})
 SCROLL_DIRECTIONS = ("up", "down")
 
 # How each kind is written, for error messages.
@@ -55,6 +67,11 @@ USAGE: dict[ActionKind, str] = {
     ActionKind.NEW_TAB: "new_tab",
     ActionKind.TAB_FOCUS: "tab_focus [index]",
     ActionKind.CLOSE_TAB: "close_tab",
+    ActionKind.MOUSE_CLICK: "mouse_click [x] [y]",
+    ActionKind.MOUSE_DBLCLICK: "mouse_dblclick [x] [y]",
+    ActionKind.MOUSE_MOVE: "mouse_move [x] [y]",
+    ActionKind.MOUSE_DRAG: "mouse_drag [x1] [y1] [x2] [y2]",
+    ActionKind.KEYBOARD_TYPE: "keyboard_type [text]",
     ActionKind.STOP: "stop [answer]",
 }
 
@@ -73,10 +90,36 @@ class ElementTarget(FrozenModel):
     """A site-independent way to name an element (role + accessible name), used by reference
     actions so they survive id changes between page loads."""
 
-    role: str
+    role: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
     name: str
     exact: bool = True
-    nth: int = 0
+    nth: int = Field(default=0, ge=0)
+
+    def to_text(self) -> str:
+        """`button 'Search'`, with ` nth=N` and ` inexact` when they apply. The name needs no
+        escaping: it runs from the first quote to the last (flags hold no quote)."""
+        return (f"{self.role} '{self.name}'" + (f" nth={self.nth}" if self.nth else "")
+                + ("" if self.exact else " inexact"))
+
+
+_TARGET = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*) '(.*)'((?: (?:nth=\d+|inexact))*)$",
+                     re.DOTALL)
+
+
+def parse_target(text: str) -> ElementTarget | None:
+    """The target written by `ElementTarget.to_text`, or None when `text` is not one."""
+    m = _TARGET.match(text)
+    if m is None:
+        return None
+    flags = m.group(3).split()
+    nth = next((int(f[4:]) for f in flags if f.startswith("nth=")), 0)
+    return ElementTarget(role=m.group(1), name=m.group(2), exact="inexact" not in flags,
+                         nth=nth)
+
+
+def _number(value: float) -> str:
+    """A coordinate as text: `12` for whole numbers, else the shortest exact form."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 _STRIPPED_VALUE_KINDS = ("press", "goto", "scroll", ActionKind.PRESS, ActionKind.GOTO,
@@ -90,6 +133,11 @@ class Action(FrozenModel):
     press_enter: bool = True
     tab_index: int | None = Field(default=None, ge=0)
     target: ElementTarget | None = None
+    # The point (CSS pixels of the viewport) of a mouse action; a drag ends at (to_x, to_y).
+    x: float | None = Field(default=None, allow_inf_nan=False)
+    y: float | None = Field(default=None, allow_inf_nan=False)
+    to_x: float | None = Field(default=None, allow_inf_nan=False)
+    to_y: float | None = Field(default=None, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -115,6 +163,9 @@ class Action(FrozenModel):
         if k in ELEMENT_KINDS:
             if not self.element_id and self.target is None:
                 raise ValueError(f"{k.value} needs element_id (or a target): {USAGE[k]}")
+            if self.element_id and parse_target(self.element_id) is not None:
+                raise ValueError(f"element id {self.element_id!r} reads as a role-and-name "
+                                 "target; pass it as target")
         elif self.element_id is not None or self.target is not None:
             raise ValueError(f"{k.value} takes no element")
         if k in VALUE_KINDS:
@@ -124,6 +175,8 @@ class Action(FrozenModel):
                 raise ValueError(f"{k.value} needs a non-empty value: {USAGE[k]}")
             if k is ActionKind.SCROLL and self.value not in SCROLL_DIRECTIONS:
                 raise ValueError(f"scroll direction must be up or down, got {self.value!r}")
+            if k is ActionKind.KEYBOARD_TYPE and not self.value:
+                raise ValueError(f"keyboard_type needs text to type: {USAGE[k]}")
         elif self.value is not None:
             raise ValueError(f"{k.value} takes no value")
         if k is ActionKind.TAB_FOCUS:
@@ -133,18 +186,34 @@ class Action(FrozenModel):
             raise ValueError(f"{k.value} takes no tab_index")
         if k is not ActionKind.TYPE and not self.press_enter:
             raise ValueError("press_enter applies to type only")
+        drag = k is ActionKind.MOUSE_DRAG
+        for name, needed in (("x", k in POINT_KINDS), ("y", k in POINT_KINDS), ("to_x", drag),
+                             ("to_y", drag)):
+            value = getattr(self, name)
+            if needed and value is None:
+                raise ValueError(f"{k.value} needs {name}: {USAGE[k]}")
+            if not needed and value is not None:
+                raise ValueError(f"{k.value} takes no {name}")
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must be a viewport coordinate >= 0, got {value}")
         return self
 
+    @property
+    def point(self) -> tuple[float, float] | None:
+        """Where a mouse action acts (a drag's start), None for other kinds."""
+        return (self.x, self.y) if self.x is not None and self.y is not None else None
+
     def to_text(self) -> str:
-        """The form agents write; `parse_action(a.to_text()) == a` for every action."""
+        """The form agents write; `parse_action(a.to_text()) == a` for every action that names
+        its element one way (an id, or a role-and-name target). An action with both (the
+        recorder's) is written with its id, the name an agent sees."""
         k = self.kind
         args: list[str] = []
         if k in ELEMENT_KINDS:
-            if self.element_id is None:
-                raise ValueError(
-                    f"{k.value} on target {self.target} has no element id to write as text"
-                )
-            args.append(self.element_id)
+            args.append(self.element_id or (self.target.to_text() if self.target else ""))
+        if k in POINT_KINDS:
+            args.extend(_number(v) for v in (self.x, self.y, self.to_x, self.to_y)
+                        if v is not None)
         if k in VALUE_KINDS:
             args.append(self.value or "")
         if k is ActionKind.TYPE and not self.press_enter:
@@ -154,17 +223,15 @@ class Action(FrozenModel):
         return " ".join([k.value, *(f"[{_escape(a)}]" for a in args)])
 
     def __str__(self) -> str:
-        return self.to_text() if self.element_id or self.kind not in ELEMENT_KINDS else repr(self)
+        return self.to_text()
 
 
 def action_text(action: Action | None) -> str:
-    """An action as prompts, reports and judges show it: the agent's text form, or, for a
-    reference action known only by role and name, that description (no id to write)."""
+    """An action as prompts, reports and judges show it: its text form (a reference action
+    known only by role and name is written with that target, which reads back the same)."""
     if action is None:
         return "(no valid action)"
-    if action.element_id or action.target is None:
-        return action.to_text()
-    return f"{action.kind.value} [{action.target.role} '{action.target.name}']"
+    return action.to_text()
 
 
 def _escape(arg: str) -> str:
@@ -263,7 +330,7 @@ def parse_action(text: str) -> Action:
         args = _split_args(rest)
     except _Unbalanced as exc:
         free_text = {ActionKind.STOP: 0, ActionKind.TYPE: 1, ActionKind.SELECT: 1,
-                     ActionKind.GOTO: 0}
+                     ActionKind.GOTO: 0, ActionKind.KEYBOARD_TYPE: 0}
         args_or_none = _loose_tail(rest, free_text[kind]) if kind in free_text else None
         if args_or_none is None:
             raise ActionParseError(text, f"{exc}; {usage}") from None
@@ -271,7 +338,7 @@ def parse_action(text: str) -> Action:
     try:
         return _build(kind, args)
     except (ValueError, TypeError) as exc:
-        detail = str(exc).splitlines()[0] if not isinstance(exc, ActionParseError) else ""
+        detail = _reason(exc) if not isinstance(exc, ActionParseError) else ""
         raise ActionParseError(text, f"{usage}" + (f" ({detail})" if detail else "")) from None
 
 
@@ -281,9 +348,13 @@ def _build(kind: ActionKind, args: list[str]) -> Action:
         if len(args) not in counts:
             raise ValueError(f"got {len(args)} argument(s)")
 
+    def element(arg: str) -> dict[str, object]:
+        target = parse_target(arg.strip())
+        return {"target": target} if target is not None else {"element_id": arg.strip()}
+
     if kind in (ActionKind.CLICK, ActionKind.HOVER):
         need(1)
-        return Action(kind=kind, element_id=args[0].strip())
+        return Action(kind=kind, **element(args[0]))
     if kind is ActionKind.TYPE:
         need((2, 3))
         press_enter = True
@@ -292,11 +363,17 @@ def _build(kind: ActionKind, args: list[str]) -> Action:
             if not flag:
                 raise ValueError(f"the third argument must be 0 or 1, got {args[2]!r}")
             press_enter = flag.group(1) == "1"
-        return Action(kind=kind, element_id=args[0].strip(), value=args[1],
-                      press_enter=press_enter)
+        return Action(kind=kind, **element(args[0]), value=args[1], press_enter=press_enter)
     if kind is ActionKind.SELECT:
         need(2)
-        return Action(kind=kind, element_id=args[0].strip(), value=args[1])
+        return Action(kind=kind, **element(args[0]), value=args[1])
+    if kind in POINT_KINDS:
+        need(4 if kind is ActionKind.MOUSE_DRAG else 2)
+        x, y, *end = (_coordinate(a) for a in args)
+        return Action(kind=kind, x=x, y=y, **dict(zip(("to_x", "to_y"), end, strict=False)))
+    if kind is ActionKind.KEYBOARD_TYPE:
+        need(1)
+        return Action(kind=kind, value=args[0])
     if kind is ActionKind.PRESS:
         need(1)
         return Action(kind=kind, value=args[0].strip())
@@ -319,6 +396,24 @@ def _build(kind: ActionKind, args: list[str]) -> Action:
         return Action(kind=kind, value=args[0] if args else "")
     need(0)
     return Action(kind=kind)
+
+
+def _reason(exc: Exception) -> str:
+    """The first reason a model refused its fields, without pydantic's framing."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(exc).splitlines()[0]
+
+
+def _coordinate(arg: str) -> float:
+    text = arg.strip().removesuffix("px").strip()
+    try:
+        value = float(text.split("=", 1)[1] if "=" in text else text)
+    except ValueError:
+        raise ValueError(f"a coordinate must be a number, got {arg!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"a coordinate must be a finite number, got {arg!r}")
+    return value
 
 
 class ParsedAnswer(FrozenModel):

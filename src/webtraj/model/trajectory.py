@@ -37,6 +37,11 @@ class Observation(FrozenModel):
     unreadable: str | None = None
     # Machine-readable data the page publishes (parsed JSON-LD blocks), for rule judges.
     structured_data: tuple[JsonValue, ...] = ()
+    # The last mouse position the page saw (viewport CSS pixels), when it saw one.
+    mouse: tuple[float, float] | None = None
+    # Where each element of the tree is (x, y, width, height in viewport CSS pixels, as the
+    # screenshot shows it), by id: what an agent acting at coordinates aims at.
+    boxes: dict[str, tuple[float, float, float, float]] | None = None
 
 
 class ElementBox(FrozenModel):
@@ -47,6 +52,19 @@ class ElementBox(FrozenModel):
     y: float
     width: float = Field(ge=0)
     height: float = Field(ge=0)
+
+
+class PointedElement(FrozenModel):
+    """What was under a mouse action's point just before the action: a drag has one for its
+    start and one for its end. `element_id` is the element's id in the observation, when it
+    (or an element around it) has one; `box` is where it was on the step's screenshot."""
+
+    x: float
+    y: float
+    tag: str = ""
+    element_id: str | None = None
+    text: str = ""
+    box: ElementBox | None = None
 
 
 class StepTimings(FrozenModel):
@@ -72,8 +90,11 @@ class Step(FrozenModel):
     started_at: float | None = None
     duration_s: float | None = Field(default=None, ge=0)
     error: str | None = None
-    # The acted element's box on `observation.screenshot`, measured just before the action.
+    # The acted element's box on `observation.screenshot`, measured just before the action
+    # (for a mouse action, the box of the element under its point).
     element_box: ElementBox | None = None
+    # For a mouse action at a point: what was under the point (and under a drag's end).
+    pointed: tuple[PointedElement, ...] = ()
     timings: StepTimings | None = None
     # The agent's model calls for this step (llm, mindact); None for agents without a model.
     usage: StepUsage | None = None
@@ -88,9 +109,10 @@ class Termination(StrEnum):
 
 
 class Trajectory(Document):
-    # Version 2 added `site_urls`; version 3 the steps' `timings` and `usage`.
-    schema_version: int = 3
-    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3})
+    # Version 2 added `site_urls`; version 3 the steps' `timings` and `usage`; version 4
+    # mouse actions (points), the steps' `pointed`, the observations' `mouse` and `boxes`.
+    schema_version: int = 4
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3, 4})
     trajectory_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._\-]+$")
     task: Task
     agent: str

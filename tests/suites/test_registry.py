@@ -75,10 +75,13 @@ def test_miniwob_tasks_listed_then_run_from_the_file(tmp_path):
     # The file's start URL points at the listing's server, long gone: the run serves
     # MiniWoB++ itself and moves the task there.
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "--tasks", str(listed), "--agent", "heuristic",
-                                      "--max-steps", "1", "--timeout", "60", "--out",
-                                      str(out)], env={"COLUMNS": "200"})
+    # A task name selects its instances in a file too.
+    result = CliRunner().invoke(app, ["run", "--tasks", str(listed), "--task-ids",
+                                      "click-button", "--agent", "heuristic", "--max-steps",
+                                      "1", "--timeout", "60", "--out", str(out)],
+                                env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
+    assert "unknown" not in result.output and "warning" not in result.output
     with RunStore.open(out) as store:
         [traj] = list(store.iter_trajectories())
         [score] = store.scores(traj.trajectory_id, evaluator="miniwob")

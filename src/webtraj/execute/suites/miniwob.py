@@ -59,17 +59,21 @@ class MiniWoBSuite(Suite):
     site_keys: ClassVar[frozenset[str]] = frozenset({SITE})
 
     def _instances(self, base_url: str, task_ids: Sequence[str], seeds: Sequence[int]
-                   ) -> tuple[list[Task], list[str]]:
-        """Every selected instance whose page starts, and the others as problems."""
+                   ) -> tuple[list[Task], list[str], list[str]]:
+        """Every selected instance whose page starts, the others as problems, and the ids
+        that name no instance."""
         from webtraj.suites.miniwob.tasks import build_tasks, task_id
 
         names, chosen, instances = selection(task_ids, seeds)
         tasks, failed = build_tasks(base_url, names, chosen)
         problems = [f"task {task_id(p.name, p.seed)}: the page did not start: "
                     f"{'; '.join(p.errors)}" for p in failed]
+        unknown: list[str] = []
         if task_ids:
-            tasks, _ = self.select(tasks, task_ids)
-        return tasks, problems
+            started = {task_id(p.name, p.seed) for p in failed}
+            tasks, unknown = self.select(tasks, task_ids)
+            unknown = [i for i in unknown if i not in started]
+        return tasks, problems, unknown
 
     def select(self, tasks: Sequence[Task], task_ids: Sequence[str]
                ) -> tuple[list[Task], list[str]]:
@@ -83,17 +87,19 @@ class MiniWoBSuite(Suite):
 
     def list_tasks(self, options: ListOptions) -> list[Task]:
         with _server(options.host) as server:
-            tasks, problems = self._instances(server.base_url, options.task_ids,
-                                              options.seeds)
+            tasks, problems, _ = self._instances(server.base_url, options.task_ids,
+                                                 options.seeds)
         if problems and not tasks:
             raise InputError(f"no MiniWoB++ page started: {problems[0]}", field="suite")
         return tasks
 
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
         server = stack.enter_context(_server(config.sandbox_host))
-        tasks, problems = self._instances(server.base_url, config.task_ids, config.seeds)
+        tasks, problems, unknown = self._instances(server.base_url, config.task_ids,
+                                                   config.seeds)
         return SuiteSession(tasks=tasks, session_urls=session_urls(store, server.urls),
-                            served_urls=dict(server.urls), problems=problems, selected=True)
+                            served_urls=dict(server.urls), problems=problems, selected=True,
+                            unknown_ids=unknown)
 
     def serve_tasks(self, stack: ExitStack, store: RunStore, config: RunConfig,
                     tasks: list[Task]) -> SuiteSession:

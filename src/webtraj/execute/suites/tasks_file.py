@@ -72,6 +72,25 @@ class TasksFileSuite(Suite):
         session.session_urls = session_urls(store, live)
         return session
 
+    def select(self, tasks: Sequence[Task], task_ids: Sequence[str]
+               ) -> tuple[list[Task], list[str]]:
+        """Each task is selected as the suite serving it selects (MiniWoB++ task names
+        select their instances); the file's own tasks by id."""
+        from webtraj.execute.suites import suite_serving
+
+        groups: dict[int, tuple[Suite, list[Task]]] = {}
+        for t in tasks:
+            suite = suite_serving(t) or Suite()
+            groups.setdefault(id(type(suite)), (suite, []))[1].append(t)
+        chosen: set[int] = set()
+        unknown = set(task_ids)
+        for suite, members in groups.values():
+            picked, missing = suite.select(members, task_ids)
+            chosen.update(map(id, picked))
+            unknown &= set(missing)
+        return ([t for t in tasks if id(t) in chosen],
+                [i for i in dict.fromkeys(task_ids) if i in unknown])
+
     def headline_value(self, task: Task, scores: Sequence[Score]) -> float | None:
         from webtraj.execute.suites import suite_serving
 

@@ -11,7 +11,7 @@ from contextlib import ExitStack
 from urllib.parse import urlsplit
 
 from webtraj.execute.suites.protocol import Suite, SuiteSession, session_urls
-from webtraj.model import RunInfo, Score, Task
+from webtraj.model import InputError, RunInfo, Score, Task
 from webtraj.model.run import RunConfig
 from webtraj.store import RunStore
 
@@ -48,7 +48,15 @@ class TasksFileSuite(Suite):
         tasks, errors = load_tasks(config.tasks_file, need_start_url=True)
         if not tasks:
             raise no_usable_task(config.tasks_file, errors)
-        session = SuiteSession(tasks=[], problems=[str(e) for e in errors])
+        session = SuiteSession(tasks=[], problems=[str(e) for e in errors], selected=True)
+        if config.task_ids:  # before serving: only the sites of the chosen tasks are served
+            chosen, session.unknown_ids = self.select(tasks, config.task_ids)
+            if not chosen:
+                raise InputError(f"--task-ids names no task of the file "
+                                 f"({', '.join(session.unknown_ids[:10])}); it has "
+                                 f"{len(tasks)} tasks", file=config.tasks_file,
+                                 field="task_ids")
+            tasks = chosen
         groups: dict[str, tuple[Suite, list[Task]]] = {}
         own: list[Task] = []
         for t in tasks:

@@ -92,3 +92,66 @@ def test_predict_streams_in_chunks(raw_dir, tmp_path, monkeypatch):
     lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
     assert len(lines) > 16  # more than one chunk
     assert len({(x["annotation_id"], x["action_uid"]) for x in lines}) == len(lines)
+
+
+def _mixed_reply(req) -> str:
+    """A model that answers some steps, rejects the candidates of others and writes
+    something unreadable for the rest (by the step's task text, so the split is stable)."""
+    prompt = req.last_user
+    bucket = sum(map(ord, prompt.split("Task:", 1)[-1][:40])) % 3
+    if bucket == 0:
+        return oracle_reply(prompt)
+    if bucket == 1:
+        return "Answer: A."
+    return "I think the search button, probably."
+
+
+def test_predict_counts_unparseable_replies_apart_from_none_of_the_above(raw_dir, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("WEBTRAJ_LLM_CACHE", str(tmp_path / "cache.sqlite"))
+    out = tmp_path / "p.jsonl"
+    with ScriptedLLMServer(default=_mixed_reply) as srv:
+        r = runner.invoke(app, ["mind2web", "predict", "--data", str(raw_dir), "--out",
+                                str(out), "--llm", f"base_url={srv.base_url},model=scripted",
+                                "--limit", "12"], env={"COLUMNS": "300"})
+    assert r.exit_code == 0, r.output
+    lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
+    by = {}
+    for x in lines:
+        by.setdefault(x["outcome"], []).append(x)
+    assert set(by) >= {"unparseable", "none_of_the_above"}, {k: len(v) for k, v in by.items()}
+    for x in by["unparseable"]:
+        assert x.get("element") is None and "no answer letter" in x["meta"]["reason"]
+        assert x["meta"]["reply"] == "I think the search button, probably."
+    for x in by["none_of_the_above"]:
+        assert x.get("element") is None and x["meta"]["reason"] == "every candidate was rejected"
+    out_text = " ".join(r.output.split())
+    assert (f"{len(by['unparseable'])} unparseable replies" in out_text
+            and f"{len(by['none_of_the_above'])} none of the above" in out_text), out_text
+
+    metrics = tmp_path / "m.json"
+    r = runner.invoke(app, ["mind2web", "score", "--data", str(raw_dir), "--predictions",
+                            str(out), "--out", str(metrics)], env={"COLUMNS": "300"})
+    assert r.exit_code == 0, r.output
+    m = orjson.loads(metrics.read_bytes())
+    assert m["prediction_outcomes"]["unparseable"] == len(by["unparseable"])
+    assert f"{len(by['unparseable'])} unparseable replies" in " ".join(r.output.split())
+
+
+def test_every_recall_figure_names_its_ranking(raw_dir, tmp_path):
+    ranks = tmp_path / "ranks.jsonl"
+    r = runner.invoke(app, ["mind2web", "rank", "--data", str(raw_dir), "--out", str(ranks)],
+                      env={"COLUMNS": "300"})
+    assert r.exit_code == 0, r.output
+    assert f"recall of this ranking (bm25, written to {ranks})" in " ".join(r.output.split())
+
+    preds = _jsonl(tmp_path / "p.jsonl", [])
+    for extra, named in (([], "the ranks carried by the data"),
+                         (["--ranks", str(ranks)], f"{ranks} (bm25)")):
+        out = tmp_path / "m.json"
+        r = runner.invoke(app, ["mind2web", "score", "--data", str(raw_dir), "--predictions",
+                                str(preds), "--out", str(out), *extra], env={"COLUMNS": "300"})
+        assert r.exit_code == 0, r.output
+        m = orjson.loads(out.read_bytes())
+        assert m["ranking"].startswith(named), m["ranking"]
+        assert f"recall cap (ranking: {named}" in " ".join(r.output.split())

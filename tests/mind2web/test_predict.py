@@ -122,14 +122,26 @@ def test_tournament_groups_shuffle_and_none(steps):
     assert c.element is not None
 
 
-def test_unreadable_replies_and_bad_letters_count_as_none(steps):
+def test_unreadable_replies_and_bad_letters_are_unparseable_not_none(steps):
     step = steps[0]
 
-    async def junk(prompt: str) -> str:
-        return "Answer: F. Action: CLICK" if "F." not in prompt else "???"
+    async def bad_letter(prompt: str) -> str:
+        return "Answer: Z. Action: CLICK"  # there are options B to F at most
 
+    async def junk(prompt: str) -> str:
+        return "???"
+
+    async def rejects(prompt: str) -> str:
+        return "Answer: A."
+
+    p = asyncio.run(run_tournament(step, bad_letter, seed=0))
+    assert p.element is None and p.outcome == "unparseable"
+    assert "names none of the" in p.meta["reason"]
     p = asyncio.run(run_tournament(step, junk, seed=0))
-    assert p.element is None
+    assert p.element is None and p.outcome == "unparseable" and p.meta["reply"] == "???"
+    assert p.meta["rounds"] == 1  # the tournament stops: the reply says nothing
+    p = asyncio.run(run_tournament(step, rejects, seed=0))
+    assert p.element is None and p.outcome == "none_of_the_above"
 
 
 def test_unparseable_page_gives_no_prediction(steps):

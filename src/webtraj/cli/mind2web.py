@@ -61,8 +61,42 @@ def _print_metrics(m) -> None:  # noqa: ANN001 - Mind2WebMetrics
                   pct(g.step_sr), pct(g.task_sr), str(g.steps))
     console.print(t)
     if m.recall_cap:
-        console.print("recall cap: " + ", ".join(f"@{k} {pct(v)}"
-                                                  for k, v in m.recall_cap.items()))
+        console.print(f"recall cap (ranking: {esc(m.ranking or 'unknown')}): " + ", ".join(
+            f"@{k} {pct(v)}" for k, v in m.recall_cap.items()))
+    if m.prediction_outcomes:
+        console.print("predictions: " + outcome_counts(m.prediction_outcomes))
+
+
+# How each prediction outcome is shown, in this order.
+_OUTCOMES = {"predicted": "predicted", "none_of_the_above": "none of the above",
+             "unparseable": "unparseable replies", "no_candidates": "without candidates",
+             "bad_page": "unreadable pages", "error": "errors", "missing": "missing",
+             "unknown": "without an outcome"}
+
+
+def outcome_counts(counts: dict[str, int]) -> str:
+    """`80 predicted, 30 none of the above, 10 unparseable replies` (always the first three)."""
+    shown = [f"{counts.get(k, 0)} {label}" for k, label in _OUTCOMES.items()
+             if counts.get(k) or k in ("predicted", "none_of_the_above", "unparseable")]
+    return ", ".join(shown)
+
+
+def _counts(preds) -> dict[str, int]:  # noqa: ANN001 - StepPrediction values
+    from collections import Counter
+
+    return dict(sorted(Counter(str(p.outcome) if p.outcome else "unknown"
+                               for p in preds).items()))
+
+
+def _ranking_name(ranks: Path | None, rankings: dict, ranked_steps: int, n_steps: int) -> str:
+    """Which ranking a score read: a rankings file (and the rankers that wrote it), or the
+    ranks carried by the data."""
+    if ranks is not None:
+        rankers = sorted({r.ranker for r in rankings.values() if r.ranker})
+        return f"{ranks} ({', '.join(rankers) or 'ranker not recorded'})"
+    if not ranked_steps:
+        return "none: the data carries no ranks (every candidate counts as ranked 0)"
+    return f"the ranks carried by the data ({ranked_steps} of {n_steps} steps ranked)"
 
 
 def score_source(data: str, predictions: Path, *, ranks: Path | None = None, top_k: int = 50,
@@ -78,18 +112,24 @@ def score_source(data: str, predictions: Path, *, ranks: Path | None = None, top
     preds = read_predictions(predictions, issues)
     rankings = read_rankings(ranks, issues) if ranks else {}
     scorer = Scorer(preds, top_k=top_k, drop_trailing_unranked=drop_trailing_unranked)
+    ranked = n = 0
     for i, step in enumerate(iter_steps(data, issues=issues, keep_html=False)):
         if limit is not None and i >= limit:
             break
         if rankings:
             step = apply_ranking(step, rankings.get(step.key))
+        n += 1
+        ranked += any(c.rank is not None for c in step.candidates)
         scorer.add(step)
     if per_step is not None:
         per_step.parent.mkdir(parents=True, exist_ok=True)
         with per_step.open("wb") as f:
             for r in scorer.results:
                 f.write(orjson.dumps(r.model_dump()) + b"\n")
-    return scorer.metrics(), issues, scorer
+    outcomes = _counts(preds.values()) if any(p.outcome for p in preds.values()) else {}
+    metrics = scorer.metrics().model_copy(update={
+        "ranking": _ranking_name(ranks, rankings, ranked, n), "prediction_outcomes": outcomes})
+    return metrics, issues, scorer
 
 
 @app.command()
@@ -152,6 +192,7 @@ def rank_source(data: str, out: Path, *, ranker: str = "bm25", model: str | None
     r = make_ranker(ranker, model)
     best: list[int | None] = []
     out.parent.mkdir(parents=True, exist_ok=True)
+    name = getattr(r, "name", ranker)
     with out.open("wb") as f, _progress() as progress:
         task = progress.add_task(f"ranking ({ranker})", total=None)
         for i, step in enumerate(iter_steps(data, issues=issues)):
@@ -161,7 +202,8 @@ def rank_source(data: str, out: Path, *, ranker: str = "bm25", model: str | None
             f.write(orjson.dumps(ranking.model_dump()) + b"\n")
             best.append(best_rank(step.positive_ids, ranking.ranks))
             progress.advance(task)
-    return recall_report(best), issues
+    report = recall_report(best).model_copy(update={"ranking": f"{name}, written to {out}"})
+    return report, issues
 
 
 @app.command()
@@ -181,10 +223,12 @@ def rank(
         report, issues = rank_source(data, out, ranker=ranker, model=model, limit=limit)
     except (FileNotFoundError, ImportError, ValueError) as exc:
         raise fail(str(exc)) from None
-    console.print(f"{report.n_steps} steps ranked with {ranker}: " + ", ".join(
-        f"R@{k} {v:.1%}" for k, v in report.recall.items()) + f", MRR {report.mrr:.3f}")
+    console.print(f"{report.n_steps} steps; recall of this ranking ({esc(report.ranking)}): "
+                  + ", ".join(f"R@{k} {v:.1%}" for k, v in report.recall.items())
+                  + f", MRR {report.mrr:.3f}")
     _report_issues(issues)
-    console.print(f"wrote {out}")
+    console.print(f"wrote {out}; `webtraj mind2web score --ranks {out}` scores with this "
+                  "ranking (without --ranks, score reads the ranks the data carries)")
 
 
 def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: int,
@@ -279,8 +323,7 @@ def predict(
                                        limit=limit, no_cache=no_cache)
     except (FileNotFoundError, ImportError, ValueError) as exc:
         raise fail(str(exc)) from None
-    n = sum(1 for p in preds if p.element is not None)
-    console.print(f"{len(preds)} steps, {n} with a prediction; wrote {out}")
+    console.print(f"{len(preds)} steps: {outcome_counts(_counts(preds))}; wrote {out}")
     _report_issues(issues)
 
 

@@ -175,8 +175,14 @@ class Mind2WebMetrics(FrozenModel):
     top_k: int = TOP_K
     # Fraction of steps with a positive ranked below k (the ceiling on element accuracy).
     recall_cap: dict[str, float] = Field(default_factory=dict)
+    # Which candidate ranking the recall cap and the top-k read (a rankings file and its
+    # ranker, or the ranks the data carries); set by whoever chose the ranking.
+    ranking: str | None = None
     n_predicted: int = 0
     n_unanswerable: int = 0
+    # Predictions by outcome (predicted, none_of_the_above, unparseable, ...), when the
+    # predictions say how they came about.
+    prediction_outcomes: dict[str, int] = Field(default_factory=dict)
 
 
 class _TaskAcc:

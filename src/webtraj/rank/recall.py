@@ -17,6 +17,8 @@ class RecallReport(FrozenModel):
     n_steps: int = 0
     # Steps without any positive candidate (they count as misses).
     n_no_positive: int = 0
+    # The ranking measured (e.g. "bm25, written to ranks.jsonl").
+    ranking: str = ""
 
 
 def best_rank(positives: Sequence[str], ranks: Mapping[str, int]) -> int | None:

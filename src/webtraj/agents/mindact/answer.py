@@ -1,7 +1,8 @@
 """Reading a model's multiple-choice answer, e.g. `Answer: C. Action: SELECT Value: Pickup`.
 
 The letter, the operation and the value's first line are read with patterns (the model's text
-is never executed); a reply without a readable letter counts as "A" (none of the above)."""
+is never executed); a reply without a readable letter is marked `readable=False` (the
+tournament records it as unparseable, never as "A", none of the above)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,12 @@ from typing import Any, Protocol
 from webtraj.agents.mindact.direct import run_direct
 from webtraj.agents.mindact.prompt import SYSTEM_PROMPT
 from webtraj.agents.mindact.tournament import Ask, run_tournament
-from webtraj.formats.mind2web.predictions import PredKey, StepPrediction, read_predictions
+from webtraj.formats.mind2web.predictions import (
+    PredictionOutcome,
+    PredKey,
+    StepPrediction,
+    read_predictions,
+)
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 
 
@@ -59,7 +64,7 @@ class FilePredictor:
         p = self.by_key.get(step.key)
         return p if p is not None else StepPrediction(
             annotation_id=step.annotation_id, action_uid=step.action_uid, element=None,
-            meta={"reason": "no prediction in file"})
+            meta={"reason": "no prediction in file"}, outcome=PredictionOutcome.MISSING)
 
 
 def _coerce(step: M2WStep, out: Any) -> StepPrediction:
@@ -118,7 +123,8 @@ async def predict_all(steps: Iterable[M2WStep], predictor: Predictor, *, concurr
             except Exception as exc:  # a failed call must not sink the whole run
                 p = StepPrediction(annotation_id=step.annotation_id,
                                    action_uid=step.action_uid, element=None,
-                                   meta={"error": f"{type(exc).__name__}: {exc}"[:500]})
+                                   meta={"error": f"{type(exc).__name__}: {exc}"[:500]},
+                                   outcome=PredictionOutcome.ERROR)
         if on_done is not None:
             on_done(p)
         return p

@@ -3,11 +3,15 @@
 Candidates are shuffled with a seeded RNG (per step, so results do not depend on the order
 steps are run in), then asked in groups of 5 plus "None of the above"; each group's winner
 goes to the back of the queue, until one candidate is left. If the last groups reject
-everything, the step has no prediction. Groups are asked one after another because a winner
-joins the queue behind the candidates still waiting, as in the reference.
+everything, the step has no prediction (outcome `none_of_the_above`). A reply that cannot be
+read (no answer letter, or a letter that names no option) is not taken for "none of the
+above": the tournament stops and the step's outcome is `unparseable`, with the reply kept.
+Groups are asked one after another because a winner joins the queue behind the candidates
+still waiting, as in the reference.
 
-Deliberate difference: a step with a single candidate is asked about it once (the reference
-never asks and so never predicts)."""
+Deliberate differences: a step with a single candidate is asked about it once (the reference
+never asks and so never predicts); the reference reads an unreadable reply as "none of the
+above"."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from webtraj.agents.mindact.answer import parse_choice
 from webtraj.agents.mindact.prompt import build_choice_prompt
 from webtraj.dom.cleaned import DomParseError
 from webtraj.dom.page import CleanedPage
-from webtraj.formats.mind2web.predictions import StepPrediction
+from webtraj.formats.mind2web.predictions import PredictionOutcome, StepPrediction
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
 from webtraj.model.base import FrozenModel
 
@@ -63,13 +67,15 @@ def step_page(step: M2WStep, issues: IssueLog | None) -> CleanedPage | None:
         return None
 
 
-def no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = None
-                   ) -> StepPrediction:
+def no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = None, *,
+                  outcome: PredictionOutcome, reply: str | None = None) -> StepPrediction:
     meta: dict[str, object] = {"reason": reason}
     if trace is not None:
         meta["rounds"] = len(trace.rounds)
+    if reply is not None:
+        meta["reply"] = reply[:500]
     return StepPrediction(annotation_id=step.annotation_id, action_uid=step.action_uid,
-                          element=None, meta=meta)
+                          element=None, meta=meta, outcome=outcome)
 
 
 async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int = 50,
@@ -77,8 +83,12 @@ async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int =
                          previous_k: int = 5) -> StepPrediction:
     page = step_page(step, issues)
     if page is None:
-        return no_prediction(step, "unparseable cleaned_html")
+        return no_prediction(step, "unparseable cleaned_html",
+                             outcome=PredictionOutcome.BAD_PAGE)
     queue = [c for c in top_candidates(step, top_k) if c in page.index]
+    if not queue:
+        return no_prediction(step, "no candidate on the page",
+                             outcome=PredictionOutcome.NO_CANDIDATES)
     step_rng(seed, step).shuffle(queue)
     trace = TournamentTrace()
     final: tuple[str, str, str] | None = None
@@ -89,17 +99,22 @@ async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int =
         prompt = build_choice_prompt(step, page, group, previous_k=previous_k)
         reply = await ask(prompt.text)
         ans = parse_choice(reply)
-        if not ans.readable:
-            trace.unreadable_replies += 1
         picked = None if ans.none_of_the_above else prompt.element_for(ans.letter)
         trace.rounds.append(Round(candidates=tuple(group), reply=reply, picked=picked))
+        if not ans.readable or (picked is None and not ans.none_of_the_above):
+            trace.unreadable_replies += 1
+            why = ("no answer letter in the reply" if not ans.readable else
+                   f"answer {ans.letter} names none of the {len(group)} options")
+            return no_prediction(step, why, trace, outcome=PredictionOutcome.UNPARSEABLE,
+                                 reply=reply)
         if picked is not None:
             queue.append(picked)
             final = (picked, ans.op, ans.value)
     if not queue or final is None:
-        return no_prediction(step, "every candidate was rejected", trace)
+        return no_prediction(step, "every candidate was rejected", trace,
+                             outcome=PredictionOutcome.NONE_OF_THE_ABOVE)
     return StepPrediction(annotation_id=step.annotation_id, action_uid=step.action_uid,
                           element=final[0], op=final[1], value=final[2],
-                          meta={"rounds": len(trace.rounds),
-                                "unreadable_replies": trace.unreadable_replies})
+                          meta={"rounds": len(trace.rounds)},
+                          outcome=PredictionOutcome.PREDICTED)
 

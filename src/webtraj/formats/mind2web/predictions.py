@@ -1,10 +1,13 @@
 """Next-action prediction files: one JSON object per line,
 `{"annotation_id", "action_uid", "element": backend_node_id | null, "op", "value"}`.
-A step with no line has no prediction; `element: null` means every candidate was rejected."""
+A step with no line has no prediction; `element: null` is a step without a prediction, and
+`outcome` (when the predictor says) tells why: the model rejected every candidate, its reply
+could not be read, the call failed, ..."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from enum import StrEnum
 from pathlib import Path
 
 import orjson
@@ -16,6 +19,18 @@ from webtraj.model.base import FrozenModel
 PredKey = tuple[str, str]
 
 
+class PredictionOutcome(StrEnum):
+    """How a step's prediction came about; only `predicted` has an element."""
+
+    PREDICTED = "predicted"
+    NONE_OF_THE_ABOVE = "none_of_the_above"  # the model rejected every candidate
+    UNPARSEABLE = "unparseable"              # a model reply could not be read as an answer
+    NO_CANDIDATES = "no_candidates"          # nothing to choose from on the page
+    BAD_PAGE = "bad_page"                    # the step's cleaned_html could not be parsed
+    ERROR = "error"                          # the model call (or predictor) failed
+    MISSING = "missing"                      # no line for the step in a predictions file
+
+
 class StepPrediction(FrozenModel):
     annotation_id: str
     action_uid: str
@@ -24,6 +39,8 @@ class StepPrediction(FrozenModel):
     value: str = ""
     # Free-form extras a predictor wants to keep (raw model output, rounds, cost).
     meta: dict[str, object] | None = None
+    # Why the step has (or lacks) a prediction; None in files of other tools.
+    outcome: PredictionOutcome | None = None
 
     @field_validator("element", mode="before")
     @classmethod

@@ -6,9 +6,13 @@ import os
 from typing import Any
 
 CHROMIUM_PATH = os.environ.get("WEBTRAJ_CHROMIUM", "/usr/bin/chromium")
+# WebRTC may send UDP only through a proxy, which never carries UDP: no STUN, TURN or ICE
+# packets leave the browser even if a page gets a peer connection past shield.py.
+WEBRTC_ARGS = ("--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+               "--webrtc-ip-handling-policy=disable_non_proxied_udp")
 CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync")
+                 "--disable-sync", *WEBRTC_ARGS)
 
 
 def launch_options(**overrides: Any) -> dict[str, Any]:

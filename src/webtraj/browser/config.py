@@ -25,6 +25,9 @@ class EnvConfig(FrozenModel):
     har_path: Path | None = None
     # "omit" keeps HAR small (URLs, headers, post data); "embed" also keeps response bodies.
     har_content: Literal["omit", "embed"] = "omit"
+    # Where downloads are saved (the episode's scratch folder); None refuses downloads. See
+    # downloads.py for what is kept.
+    downloads_dir: Path | None = None
     # Observation contents.
     visible_only: bool = False
     screenshot: bool = True
@@ -48,7 +51,8 @@ class EnvConfig(FrozenModel):
     # quiet this long once nothing is pending in the page.
     settle_timeout_ms: int = Field(default=3_000, ge=0)
     dom_quiet_ms: int = Field(default=0, ge=0)
-    # JavaScript dialogs: alerts are always accepted; confirm/prompt follow this.
+    # JavaScript dialogs: alerts and beforeunload are always accepted (leaving a page is never
+    # refused); confirm/prompt follow this.
     dialog_policy: Literal["accept", "dismiss"] = "accept"
     # Extraction retries when a frame detaches or a navigation replaces the document.
     extraction_retries: int = Field(default=3, ge=0)

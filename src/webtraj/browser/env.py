@@ -7,7 +7,7 @@
             while not done:
                 result = await env.step(agent_action(obs))
                 obs, done = result.observation, result.done
-        episode = env.result            # HAR path, blocked requests, dialogs
+        episode = env.result            # HAR path, blocked requests, dialogs, downloads
 
 `close()` always runs (context manager / finally), so the HAR is written even when the
 episode raises or is cancelled; if Chromium itself died, a HAR rebuilt from request events is
@@ -36,17 +36,20 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
+from webtraj.browser.downloads import DownloadKeeper
 from webtraj.browser.har import HarFallback, RequestBodies, har_journal
 from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.records import (
     BlockedRequest,
     BrowserObservation,
+    DownloadRecord,
     EpisodeResult,
     StepResult,
 )
 from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
+from webtraj.browser.shield import PageShield
 from webtraj.browser.tabs import TabManager
 from webtraj.model.action import ELEMENT_KINDS, POINT_KINDS, Action, ActionKind
 from webtraj.model.trajectory import ElementBox, PointedElement, StepTimings
@@ -82,6 +85,7 @@ class BrowserEnv:
         self._monitor = NetworkMonitor()
         self._har_fallback = HarFallback()
         self._bodies = RequestBodies()
+        self._downloads: DownloadKeeper | None = None
         self._steps = 0
         self._dialogs_seen = 0
         self._boxes: dict[str, tuple[float, float, float, float]] = {}
@@ -120,7 +124,7 @@ class BrowserEnv:
         self.context = await self.browser.new_context(
             viewport={"width": cfg.viewport_width, "height": cfg.viewport_height},
             locale=cfg.locale, timezone_id=cfg.timezone_id, service_workers="block",
-            accept_downloads=False, proxy=self._proxy.playwright_proxy(),  # type: ignore[arg-type]
+            accept_downloads=cfg.downloads_dir is not None, proxy=self._proxy.playwright_proxy(),  # type: ignore[arg-type]
             **har)  # type: ignore[arg-type]
         self.context.set_default_timeout(cfg.action_timeout_ms)
         self.context.set_default_navigation_timeout(cfg.navigation_timeout_ms)
@@ -137,6 +141,12 @@ class BrowserEnv:
             self._bodies = RequestBodies()
             self._bodies.attach(self.context)
         self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
+        allowlist = self.allowlist
+        await PageShield(lambda url: allowlist.record(url, "webrtc", method="",
+                                                      resource_type="webrtc"),
+                         self.tabs.dialogs).install(self.context)
+        self._downloads = (DownloadKeeper(self.context, Path(cfg.downloads_dir))
+                           if cfg.downloads_dir is not None else None)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)
         self._steps = 0
         self._dialogs_seen = 0
@@ -277,6 +287,11 @@ class BrowserEnv:
         """Requests and gotos the allowlist stopped so far in this episode."""
         return list(self.allowlist.blocked) if self.allowlist else []
 
+    @property
+    def downloads(self) -> list[DownloadRecord]:
+        """Downloads saved (or failed) so far in this episode."""
+        return list(self._downloads.records) if self._downloads else []
+
     def _stop_proxy(self) -> None:
         proxy, self._proxy = self._proxy, None
         if proxy is not None:
@@ -305,6 +320,7 @@ class BrowserEnv:
             self._error = self._error or f"closing the browser context failed: {exc}"
         finally:  # even when cancelled: the trace and the guards' records must survive
             self._stop_proxy()
+            downloads = await self._downloads.finish() if self._downloads else ()
             har = self.config.har_path
             if har is not None and context_closed:
                 self._fill_bodies(Path(har))
@@ -316,7 +332,7 @@ class BrowserEnv:
                 blocked=tuple(self.allowlist.blocked) if self.allowlist else (),
                 refused_tunnels=tuple(self._tunnels),
                 dialogs=tuple(self.tabs.dialogs) if self.tabs else (),
-                steps=self._steps, error=self._error)
+                downloads=downloads, steps=self._steps, error=self._error)
         self.tabs = None
         self._runner = None
         return self.result

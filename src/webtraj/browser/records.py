@@ -16,8 +16,9 @@ class BlockedRequest(FrozenModel):
     method: str = "GET"
     resource_type: str = ""
     # "origin" (not in the allowlist), "scheme" (file://, ftp://, ...), "goto", "redirect"
-    # (a redirect from an allowed page pointed there) or "network" (refused by the allowlist's
-    # proxy: a request that escaped interception, such as a speculative prefetch).
+    # (a redirect from an allowed page pointed there), "network" (refused by the allowlist's
+    # proxy: a request that escaped interception, such as a speculative prefetch) or "webrtc"
+    # (a peer connection the page tried to open; `url` is an ICE server it named, shield.py).
     reason: str
     time: float
 
@@ -29,6 +30,23 @@ class DialogRecord(FrozenModel):
     message: str
     url: str
     accepted: bool
+    time: float
+    # True when the page asked for one more dialog than a document may show (shield.py): it
+    # was not shown, the page's call threw instead.
+    refused: bool = False
+
+
+class DownloadRecord(FrozenModel):
+    """A download the page started. The file lands in the episode's scratch folder
+    (`downloads/<file>`) and is dropped with it: a run keeps this record, never the file."""
+
+    url: str
+    suggested_filename: str
+    # The file's name in the episode's downloads folder; None when it did not complete.
+    file: str | None = None
+    bytes: int | None = None
+    sha256: str | None = None
+    error: str | None = None
     time: float
 
 
@@ -95,5 +113,6 @@ class EpisodeResult(FrozenModel):
     # services (autofill, ...) open them too, so they are kept apart from the page's requests.
     refused_tunnels: tuple[BlockedRequest, ...] = ()
     dialogs: tuple[DialogRecord, ...] = ()
+    downloads: tuple[DownloadRecord, ...] = ()
     steps: int = 0
     error: str | None = None

@@ -47,7 +47,8 @@ class TabManager:
                 self.active = self.pages[min(idx, len(self.pages) - 1)] if self.pages else None
 
     async def _on_dialog(self, dialog: Dialog) -> None:
-        accept = dialog.type == "alert" or self.dialog_policy == "accept"
+        # Alerts have nothing to refuse; refusing a beforeunload would trap the agent on a page.
+        accept = dialog.type in ("alert", "beforeunload") or self.dialog_policy == "accept"
         self.dialogs.append(DialogRecord(kind=dialog.type, message=dialog.message,
                                          url=dialog.page.url if dialog.page else "",
                                          accepted=accept, time=time.time()))

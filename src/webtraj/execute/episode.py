@@ -37,6 +37,8 @@ HAR_NAME = "network.har"
 STEPS_JOURNAL = "steps.journal"
 # Scratch files that are folded into trajectory.json / network.har, never stored as artifacts.
 JOURNALS = (STEPS_JOURNAL, HAR_NAME + ".journal")
+# The episode's downloads (browser/downloads.py): in its scratch folder, never in the run.
+DOWNLOADS_DIR = "downloads"
 
 
 class EpisodeSpec(FrozenModel):
@@ -93,10 +95,12 @@ def journaled_steps(workdir: Path) -> tuple[Step, ...]:
 
 
 def episode_artifacts(workdir: Path) -> dict[str, Path]:
-    """The files an episode leaves for the store (screenshots, HAR, ...), journals excluded."""
+    """The files an episode leaves for the store (screenshots, HAR, ...): regular files only,
+    so neither journals nor the downloads folder ever reach the run."""
     if not workdir.is_dir():
         return {}
-    return {p.name: p for p in sorted(workdir.iterdir()) if p.name not in JOURNALS}
+    return {p.name: p for p in sorted(workdir.iterdir())
+            if p.name not in JOURNALS and p.is_file() and not p.is_symlink()}
 
 
 def drop_journals(workdir: Path) -> None:
@@ -113,6 +117,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
         raise ValueError(f"task {task.task_id} has no start_url")
     base = env_config or EnvConfig()
     config = base.model_copy(update={"har_path": workdir / HAR_NAME,
+                                     "downloads_dir": workdir / DOWNLOADS_DIR,
                                      "screenshot": spec.screenshots, "html": spec.html})
     steps: list[Step] = []
     answer: str | None = None
@@ -170,7 +175,8 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     final = obs
     meta = {"blocked_requests": [b.model_dump(mode="json") for b in closed.blocked],
             "refused_tunnels": [b.model_dump(mode="json") for b in closed.refused_tunnels],
-            "dialogs": [d.model_dump(mode="json") for d in closed.dialogs]}
+            "dialogs": [d.model_dump(mode="json") for d in closed.dialogs],
+            "downloads": [d.model_dump(mode="json") for d in closed.downloads]}
     return Trajectory(
         trajectory_id=spec.trajectory_id, task=task, agent=spec.agent, trial=spec.trial,
         steps=tuple(steps), final_observation=final, answer=answer,

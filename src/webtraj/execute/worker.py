@@ -62,7 +62,9 @@ class EpisodeWorker:
             if self._pw is None:
                 self._pw = await async_playwright().start()
             if self._browser is None or not self._browser.is_connected():
-                self._browser = await launch_chromium(self._pw)
+                # Downloads in flight stay in the scratch too (then move to the episode's).
+                self._browser = await launch_chromium(
+                    self._pw, downloads_path=str(Path(self.config.scratch) / "downloading"))
             return self._browser
 
     async def run(self, spec: EpisodeSpec) -> Trajectory:

@@ -1,11 +1,17 @@
 """Redaction before anything reaches disk: credentials where they are credentials, and known
 secret values in every encoding, never ordinary prose.
 
-Redacted: credential-named headers, query parameters and form fields (HAR entries, URLs
-anywhere in text, urlencoded and JSON bodies), cookies, credential-named config keys, URL
-userinfo, `Authorization: <scheme> <token>`-style header lines quoted in text, and the values
-of secrets found in the environment or given by the caller (see secret_forms.py). Page text
-such as "Prices include basic insurance" is left as it is: no rule looks at plain words.
+Redacted: credential-named headers, query and fragment parameters and form fields (HAR
+entries, URLs anywhere in text, urlencoded, JSON and multipart bodies whatever their declared
+MIME type), cookies and `Set-Cookie`, credential-named config keys, URL userinfo, JWT-shaped
+values anywhere, `Authorization: <scheme> <token>`-style header lines quoted in text, and the
+values of secrets found in the environment or given by the caller (see secret_forms.py).
+
+A name is a credential's name by its parts, in any case and separator style (`api_key`,
+`API-KEY`, `apiKey`, `X-Api-Key`, `id_token`, `IDToken`, `pass`, `passwd`, `jwt`, ...); a name
+that describes a credential rather than holding one (`token_type`, `password_strength`,
+`auth_method`) is not. Page text such as "Prices include basic insurance" and parameters such
+as `token_type=bearer` or `passengers=2` are left as they are: no rule looks at plain words.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import os
 import re
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import unquote_plus
 
 import orjson
 
@@ -29,35 +36,51 @@ _SECRET_ENV = re.compile(
 # Parts of a name (split at -, _, ., spaces and camelCase) that make it a credential's name.
 _CREDENTIAL_PARTS = frozenset({
     "authorization", "cookie", "token", "secret", "password", "passwd", "pwd", "passphrase",
-    "apikey", "csrf", "xsrf", "csrftoken", "xsrftoken", "credential", "credentials", "auth",
-    "sessionid", "sessid", "jsessionid", "phpsessid", "signature"})
+    "pass", "passcode", "jwt", "otp", "totp", "bearer", "apikey", "csrf", "xsrf", "credential",
+    "credentials", "auth", "sessionid", "sessid", "jsessionid", "phpsessid", "signature"})
+# A part written as one word ending in one of these ("accesstoken", "clientsecret").
+_CREDENTIAL_ENDINGS = ("token", "secret", "password", "passwd", "apikey", "sessionid", "jwt")
+# A last part that makes the name describe a credential instead of holding one.
+_DESCRIBING_PARTS = frozenset({
+    "type", "types", "hint", "expires", "expiry", "expiration", "exp", "in", "length", "len",
+    "policy", "endpoint", "url", "uri", "method", "methods", "mode", "format", "version",
+    "strength", "required", "scheme", "kind", "name", "label", "placeholder", "lifetime"})
 _CREDENTIAL_PAIRS = frozenset({("api", "key"), ("access", "key"), ("private", "key"),
                                ("secret", "key"), ("session", "id"), ("client", "secret"),
                                ("auth", "key"), ("set", "cookie"), ("session", "key")})
 # The keys of a HAR name/value entry (header, query parameter, form parameter).
 _HAR_ENTRY_KEYS = frozenset({"name", "value", "comment", "fileName", "contentType"})
-_NAME_SPLIT = re.compile(r"[-_.\s]+|(?<=[a-z])(?=[A-Z])")
+_NAME_SPLIT = re.compile(r"[-_.\s\[\]]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def credential_name(name: str, *, bare_key: bool = False) -> bool:
     """Is `name` (a header, query parameter, form field or config key) a credential's name?
     `bare_key` also counts a parameter named just "key" (as in `?key=...`)."""
-    parts = [p.lower() for p in _NAME_SPLIT.split(name.strip()) if p]
+    parts = [p.lower() for p in _NAME_SPLIT.split(name.strip().strip("[]")) if p]
     if not parts:
         return False
     if bare_key and parts == ["key"]:
         return True
-    if any(p in _CREDENTIAL_PARTS for p in parts):
+    if len(parts) > 1 and parts[-1] in _DESCRIBING_PARTS:
+        return False
+    if any(p in _CREDENTIAL_PARTS or p.endswith(_CREDENTIAL_ENDINGS) for p in parts):
         return True
     return any(pair in _CREDENTIAL_PAIRS for pair in zip(parts, parts[1:], strict=False))
 
 
-# `?token=...` / `&api_key=...` inside URLs anywhere in text. The name must contain a
-# credential word (confirmed by `credential_name`): most parameters are skipped by the regex.
+# `?token=...` / `&api_key=...` / `#access_token=...` inside URLs anywhere in text. The name
+# must contain a credential word (confirmed by `credential_name`): most parameters are skipped
+# by the regex.
 _NAME_CHARS = r"[^=&#?;\s\"'<>]"
 _QUERY_PARAM = re.compile(
-    rf"([?&;])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
-    rf"|sig|credential){_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
+    rf"([?&;#])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
+    rf"|sig|credential|jwt|otp|bearer){_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
+# A JSON Web Token: base64url header and payload that both open a JSON object, and a signature.
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
+# A body that is urlencoded whatever its label says: `name=value` pairs joined by `&`.
+_FORM_BODY = re.compile(r"[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*")
+_BOUNDARY = re.compile(r"(?i)boundary=(?:\"([^\"]+)\"|([^;\s]+))")
+_PART_NAME = re.compile(r"(?i)content-disposition:[^\r\n]*?\bname=\"?([^\";\r\n]*)")
 # `name=value` pairs of a urlencoded body (no leading ? needed).
 _FORM_PAIR = re.compile(r"(^|&)([^=&]+)=([^&]*)")
 # Userinfo of a URL: `scheme://user:password@host`.
@@ -91,6 +114,8 @@ class Redactor:
     def text(self, s: str) -> str:
         if self._secret_re is not None:
             s = self._secret_re.sub(REDACTED, s)
+        if "eyJ" in s:
+            s = _JWT.sub(REDACTED, s)
         if "://" in s and "@" in s:
             s = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", s)
         if "=" in s:
@@ -110,10 +135,52 @@ class Redactor:
     def form(self, body: str) -> str:
         """A urlencoded body: credential-named fields lose their values."""
         body = _FORM_PAIR.sub(lambda m: (f"{m.group(1)}{m.group(2)}={REDACTED}"
-                                         if m.group(3) and credential_name(m.group(2),
-                                                                           bare_key=True)
+                                         if m.group(3) and credential_name(
+                                             unquote_plus(m.group(2)), bare_key=True)
                                          else m.group(0)), body)
         return self.text(body)
+
+    def body(self, text: str, mime: str = "") -> str:
+        """A request or response body of any declared type: JSON and urlencoded bodies are
+        recognised by their content too (a JSON body sent as text/plain), multipart bodies are
+        read part by part."""
+        mime = mime.lower()
+        if "multipart/" in mime:
+            return self._multipart(text, mime)
+        stripped = text.strip()
+        if stripped[:1] in ("{", "["):
+            try:
+                parsed = orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                pass
+            else:  # rewritten only when something was redacted: the body keeps its form
+                redacted = self.data(parsed)
+                return text if redacted == parsed else orjson.dumps(redacted).decode()
+        if "x-www-form-urlencoded" in mime or (
+                "=" in stripped and _FORM_BODY.fullmatch(stripped)):
+            return self.form(text)
+        return self.text(text)
+
+    def _multipart(self, text: str, mime: str) -> str:
+        m = _BOUNDARY.search(mime)
+        boundary = (m.group(1) or m.group(2)) if m else None
+        if not boundary or f"--{boundary}" not in text:
+            return self.text(text)
+        pieces = text.split(f"--{boundary}")
+        return f"--{boundary}".join(self._part(p) for p in pieces)
+
+    def _part(self, part: str) -> str:
+        head, sep, content = part.partition("\r\n\r\n")
+        if not sep:
+            head, sep, content = part.partition("\n\n")
+        if not sep:
+            return self.text(part)
+        name = _PART_NAME.search(head)
+        if name and credential_name(name.group(1), bare_key=True) and content.strip():
+            tail = content[len(content.rstrip("\r\n")):]
+            return f"{self.text(head)}{sep}{REDACTED}{tail}"
+        type_m = re.search(r"(?i)content-type:\s*([^\r\n]+)", head)
+        return f"{self.text(head)}{sep}{self.body(content, type_m.group(1) if type_m else '')}"
 
     def data(self, obj: Any, _key: str | None = None) -> Any:
         if isinstance(obj, dict):

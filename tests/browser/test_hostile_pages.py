@@ -38,6 +38,9 @@ try {{
         "/leave": ("text/html", b"""<!doctype html><title>Stay</title><h1>Stay</h1>
 <button onclick="window.armed = true; this.textContent = 'armed'">Arm</button>
 <script>window.addEventListener('beforeunload', e => { if (window.armed) { e.preventDefault(); e.returnValue = 'stay'; } });</script>""", html),
+        "/pw": ("text/html", b"""<!doctype html><title>Login</title><h1>Login</h1>
+<label>Password <input type=password value="attr-secret-91"></label>
+<label>PIN <input type=password id=pin></label>""", html),
         "/done": ("text/html", b"<!doctype html><title>Done</title><h1>Done</h1>", html),
         "/get": ("text/html", b"""<!doctype html><title>Get</title><h1>Get</h1>
 <a href="/prices.csv" download="../../.ssh/prices list.csv">Prices</a>""", html),
@@ -165,6 +168,20 @@ async def test_beforeunload_is_answered_so_the_agent_can_leave(make_env, hostile
     r = await env.step(parse_action(f"goto [{hostile}/done]"))
     assert r.error is None and r.observation.url == f"{hostile}/done"
     assert [(d.kind, d.accepted) for d in r.observation.dialogs] == [("beforeunload", True)]
+
+
+async def test_password_values_are_masked_in_tree_and_html(make_env, hostile):
+    from webtraj.browser.passwords import MASK
+
+    env = make_env(html=True)
+    obs = await env.reset(f"{hostile}/pw")
+    r = await env.step(parse_action(f"type [{line_id(obs.axtree, 'textbox', 'PIN')}] "
+                                    "[typed-secret-55] [0]"))
+    for o in (obs, r.observation):
+        assert "attr-secret-91" not in o.axtree + o.html
+        assert f'value="{MASK}"' in o.html
+    assert "typed-secret-55" not in r.observation.axtree
+    assert r.observation.axtree.count(f"value={MASK}]") == 2
 
 
 async def test_download_lands_in_the_episode_folder_and_is_recorded(make_env, hostile, tmp_path):

@@ -121,7 +121,7 @@ def test_password_values_are_not_recorded():
 
 
 def test_password_values_are_masked_in_the_tree():
-    from webtraj.record.secrets import MASK, mask_values
+    from webtraj.browser.passwords import MASK, mask_values
 
     tree = "[4] [textbox] [Note] [value=hi]\n[5] [textbox] [PIN] [focused, value=a,b]x]"
     masked = mask_values(tree, {("textbox", "PIN")})

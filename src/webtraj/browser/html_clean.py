@@ -6,6 +6,8 @@ from __future__ import annotations
 import lxml.html
 from lxml import etree
 
+from webtraj.browser.passwords import MASK
+
 DROP_TAGS = ("script", "style", "noscript", "template", "link", "meta", "svg", "canvas")
 KEEP_ATTRS = frozenset({
     "id", "name", "type", "value", "placeholder", "href", "title", "alt", "for", "role",
@@ -30,6 +32,9 @@ def clean_html(html: str) -> str:
         for attr in list(el.attrib):
             if attr not in KEEP_ATTRS and not attr.startswith("aria-"):
                 del el.attrib[attr]
+        if el.tag == "input" and el.attrib.get("type", "").lower() == "password" \
+                and el.attrib.get("value"):
+            el.attrib["value"] = MASK  # a page may write a password into the attribute
         href = el.attrib.get("href", "")
         if href.lower().startswith("javascript:"):
             del el.attrib["href"]

@@ -22,6 +22,7 @@ from webtraj.browser.axtree import TreeText, format_tree, parse_aria_snapshot
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.html_clean import clean_html
 from webtraj.browser.marks import Marks, mark_elements
+from webtraj.browser.passwords import mask_values, password_values
 from webtraj.browser.records import BrowserObservation, DialogRecord
 from webtraj.browser.tabs import TabManager
 
@@ -248,6 +249,8 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
         return marks
 
     t0 = time.perf_counter()
+    # Read with the tree: password values are masked before the observation exists.
+    passwords = asyncio.ensure_future(password_values(page))
     tree, png, html, data, tab_list, marks = await asyncio.gather(
         _timed(times, "tree", tree_part()), _timed(times, "screenshot", screenshot_part()),
         _timed(times, "html", html_part()), _timed(times, "structured_data", data_part()),
@@ -265,7 +268,8 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
                       or tuple(round(v) for v in e.box) not in tree_boxes]
     marked = marks.lines(viewport)
     shown = {line[1:line.index("]")] for line in marked}
-    text = "\n".join(p for p in (tree.text, "\n".join(marked)) if p)
+    text = mask_values("\n".join(p for p in (tree.text, "\n".join(marked)) if p),
+                       values=await passwords)
     return BrowserObservation(
         url=page.url, title=title, tabs=tab_list, axtree=text,
         html=html, screenshot_png=png, focused=tree.focused,

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
+from webtraj.browser.passwords import mask_values
 from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.base import FrozenModel
@@ -36,7 +37,6 @@ from webtraj.record.events import PageEvent
 from webtraj.record.history import HistoryState, classify
 from webtraj.record.panel import FINISH_HOTKEY, Panel
 from webtraj.record.script import BINDING, CAPTURE_SCRIPT
-from webtraj.record.secrets import mask_values
 
 HUMAN = "human"
 # A navigation this soon after the person used the page is taken as its consequence.

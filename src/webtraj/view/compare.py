@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from webtraj.model.action import action_text
 from webtraj.model.trajectory import Step, Trajectory
-from webtraj.view.detail import acted_element, element_text
+from webtraj.view.detail import acted_element, element_text, step_label
 
 
 class Column(BaseModel):
@@ -39,7 +39,8 @@ def _cell(step: Step) -> tuple[Cell, tuple]:
     name, its position among the tree's elements with that role and name)."""
     a = step.action
     if a is None:
-        return Cell(action="", url=step.observation.url), ("none", step.raw_output)
+        return (Cell(action=step_label(step, None), url=step.observation.url),
+                ("none", step.raw_output))
     element = acted_element(step)
     key = (a.kind, element or a.element_id, a.value)
     return (Cell(action=action_text(a), url=step.observation.url,

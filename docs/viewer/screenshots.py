@@ -67,19 +67,28 @@ async def shoot(url: str, out: Path, root: Path) -> None:
                        None),
         "curation": ("trajectory?" + urlencode({"r": "replay", "t": traj}), "#curation"),
         "usage": ("trajectory?" + urlencode({"r": "llm", "t": llm}), ".step.current"),
+        "prompt": ("prompt?" + urlencode({"r": "llm", "t": llm, "i": 1}), None),
+        "network": ("network?" + urlencode({"r": "replay", "t": traj}), None),
         "compare": ("compare?" + urlencode({"r": ["replay", "heuristic"],
                                             "task": "booking.hotels.06"}, doseq=True), None),
     }
+    # The pages people read most, also as they look in a narrow window (800 px).
+    narrow = ("run", "trajectory", "compare")
     async with async_playwright() as pw:
         browser = await launch_chromium(pw)
-        page = await browser.new_page(viewport={"width": 1400, "height": 1000})
-        for name, (path, element) in pages.items():
-            await page.goto(url + path)
-            await page.wait_for_load_state("networkidle")
-            if element:
-                await page.locator(element).screenshot(path=str(out / f"{name}.png"))
-            else:
-                await page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+        for width in (1280, 800):
+            page = await browser.new_page(viewport={"width": width, "height": 1000})
+            for name, (path, element) in pages.items():
+                if width != 1280 and name not in narrow:
+                    continue
+                shot = out / (f"{name}.png" if width == 1280 else f"{name}-{width}.png")
+                await page.goto(url + path)
+                await page.wait_for_load_state("networkidle")
+                if element:
+                    await page.locator(element).screenshot(path=str(shot))
+                else:
+                    await page.screenshot(path=str(shot), full_page=True)
+            await page.close()
         await browser.close()
 
 

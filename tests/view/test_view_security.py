@@ -48,11 +48,17 @@ def hostile_root(tmp_path: Path) -> Path:
     (folder / "shots").mkdir()
     os.symlink(home / ".ssh" / "id_rsa", folder / "shots" / "a.png")
     os.mkfifo(folder / "pipe.txt")
+    # a link in the runs folder to a run elsewhere (outside the folder the viewer serves)
+    write_run(tmp_path / "elsewhere" / "private", beta_items())
+    os.symlink(tmp_path / "elsewhere", root / "outside")
     return root
 
 
 def test_links_inside_a_run_are_never_followed(hostile_root: Path):
     with Viewer([hostile_root]) as v, httpx.Client(base_url=v.url, timeout=30) as http:
+        listed = http.get("/").text
+        assert 'data-run="good"' in listed and "private" not in listed
+        assert http.get("/run", params={"r": "outside/private"}).status_code == 404
         attempts = [
             ("shared", ".ssh", "id_rsa"),  # the reported leak: trajectories -> home
             ("shared", "notes", "trajectory.json"),

@@ -56,7 +56,9 @@ class Catalog:
         for i, src in enumerate(self.sources):
             for run in find_runs(src):
                 run = run.resolve()
-                if run in seen:
+                # A link under the folder that leads out of it (`runs/x -> ~/...`) is not
+                # followed: only runs inside the folders given are listed.
+                if run in seen or not run.is_relative_to(src):
                     continue
                 seen.add(run)
                 rel = run.relative_to(src).as_posix() if run != src else src.name

@@ -52,7 +52,10 @@ async def make_env(browser, tmp_path):
     envs = []
 
     def make(**cfg):
-        cfg.setdefault("action_timeout_ms", 2_000)
+        # Bounds against a hang, not patience: an outcome must not depend on the machine's
+        # load (tests of a timeout set their own, short, bound).
+        cfg.setdefault("action_timeout_ms", 10_000)
+        cfg.setdefault("settle_timeout_ms", 15_000)
         env = BrowserEnv(browser, EnvConfig(**cfg))
         envs.append(env)
         return env

@@ -1,6 +1,5 @@
 """Every action kind against real pages; failures come back as the step's error."""
 
-import time
 
 import pytest
 from test_observe import line_id
@@ -84,10 +83,9 @@ async def test_failures_are_returned_not_raised(make_env, site):
     assert r.error.startswith("no element with id [9999]")
     assert r.observation.last_action_error == r.error
     disabled = line_id(obs.axtree, "button", "Unavailable")
-    t0 = time.monotonic()
     r = await env.step(parse_action(f"click [{disabled}]"))
-    assert r.error and "click failed" in r.error and "Timeout" in r.error
-    assert time.monotonic() - t0 < 5
+    # It gave up at the configured bound (the outcome, not how long it took).
+    assert r.error and "click failed" in r.error and "Timeout 600ms exceeded" in r.error
     heading = line_id(obs.axtree, "heading", "Find a stay")
     r = await env.step(parse_action(f"type [{heading}] [x]"))
     assert r.error and "not a text field" in r.error
@@ -167,8 +165,9 @@ async def test_step_waits_for_network_to_settle(make_env, site):
 
 
 async def test_step_settles_on_page_activity_not_on_time(make_env, site):
-    """Each result is drawn after something a fixed quiet window misses (see SETTLE)."""
-    env = make_env(settle_timeout_ms=2_000)
+    """Each result is drawn after something a fixed quiet window misses (see SETTLE). The
+    bound is far above what settling takes, so a loaded machine gives the same results."""
+    env = make_env(settle_timeout_ms=30_000)
     obs = await env.reset(site.url("/settle"))
     r = await env.step(parse_action(
         f"click [{line_id(obs.axtree, 'button', 'Fetch then timer')}]"))
@@ -180,8 +179,9 @@ async def test_step_settles_on_page_activity_not_on_time(make_env, site):
         f"click [{line_id(r.observation.axtree, 'button', 'XHR then frame')}]"))
     assert "C: slow data arrived" in r.observation.axtree
     # A page that never stops polling costs the bound, never a hang; the episode goes on.
-    r = await env.step(parse_action(
-        f"click [{line_id(r.observation.axtree, 'button', 'Poll forever')}]"))
+    env = make_env(settle_timeout_ms=2_000)
+    obs = await env.reset(site.url("/settle"))
+    r = await env.step(parse_action(f"click [{line_id(obs.axtree, 'button', 'Poll forever')}]"))
     assert r.error is None
     r = await env.step(parse_action(
         f"click [{line_id(r.observation.axtree, 'button', 'Fetch then timer')}]"))

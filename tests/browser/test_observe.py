@@ -94,14 +94,15 @@ async def test_viewport_locale_timezone(make_env, site):
 
 
 async def test_detached_frames_do_not_break_extraction(make_env, site):
-    # The page swaps an iframe every 15 ms: on a loaded machine a frame (and so a screenshot)
-    # can take longer than the 2 s the other tests allow; what is checked is that extraction
-    # does not break, not how fast it is.
-    env = make_env(settle_timeout_ms=300, action_timeout_ms=10_000)
+    # The page swaps an iframe every 15 ms (it never settles: the settle bound is short). What
+    # is checked is that reading the tree survives frames detaching under it; the screenshot
+    # is left out: under load the compositor's frame of a page that changes every 15 ms is
+    # a matter of time, which this test must not depend on.
+    env = make_env(settle_timeout_ms=300, screenshot=False)
     obs = await env.reset(site.url("/detach"))
     for _ in range(3):
         obs = await env.observe()
-        assert obs.last_action_error is None
+        assert obs.last_action_error is None and obs.unreadable is None
         assert "[heading] [Frames come and go]" in obs.axtree
 
 

@@ -10,7 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from factories import SANDBOX_TODAY as TODAY
-from webtraj.execute.episode import EpisodeSpec
+from factories import wait_until
+from webtraj.execute.episode import STEPS_JOURNAL, EpisodeSpec
 from webtraj.execute.local import LocalExecutor
 from webtraj.execute.run import RunConfig, execute_run
 from webtraj.execute.worker import WorkerConfig
@@ -67,14 +68,19 @@ def test_killed_worker_loses_only_its_episode(tmp_path, booking_tasks):
         tasks = [t for t in sandbox.tasks()][:4]
         specs = [EpisodeSpec(task=t, agent="replay", max_steps=30) for t in tasks]
         victim = specs[1].trajectory_id
+        config = WorkerConfig(agent="replay", scratch=str(tmp_path))
+        journal = config.workdir(specs[1]) / STEPS_JOURNAL
         results = {}
 
         def on_start(spec, pid):
             if spec.trajectory_id == victim:
-                # Let the episode get going, then kill its worker process outright.
-                threading.Timer(1.5, os.kill, (pid, signal.SIGKILL)).start()
+                # Once the episode has taken a step (a condition, not a delay: on a fast
+                # machine the episode could be over in a fixed delay), kill its worker.
+                threading.Thread(target=lambda: wait_until(
+                    lambda: journal.exists() and journal.read_bytes().count(b"\n") >= 1, 120)
+                    and os.kill(pid, signal.SIGKILL), daemon=True).start()
 
-        executor = LocalExecutor(WorkerConfig(agent="replay", scratch=str(tmp_path)), 2)
+        executor = LocalExecutor(config, 2)
         executor.run(specs, lambda spec, traj, _: results.__setitem__(spec.trajectory_id, traj),
                      on_start)
     assert set(results) == {s.trajectory_id for s in specs}

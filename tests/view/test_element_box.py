@@ -48,7 +48,7 @@ def _id_of(axtree: str, name: str) -> str:
 
 @pytest.mark.parametrize("full_page", [False, True])
 async def test_box_is_where_the_element_is(chromium, page_url, full_page):
-    env = BrowserEnv(chromium, EnvConfig(action_timeout_ms=3_000,
+    env = BrowserEnv(chromium, EnvConfig(action_timeout_ms=15_000,
                                          full_page_screenshot=full_page))
     async with env:
         obs = await env.reset(page_url)

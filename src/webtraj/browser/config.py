@@ -56,12 +56,14 @@ class EnvConfig(FrozenModel):
     dialog_policy: Literal["accept", "dismiss"] = "accept"
     # Extraction retries when a frame detaches or a navigation replaces the document.
     extraction_retries: int = Field(default=3, ge=0)
-    # Reading the accessibility tree: at most this long (a large page takes seconds: ~6 s
-    # for 10,000 buttons on a loaded 2-core machine), and not at all on a document with more
-    # elements than `max_page_elements` or a tree over `max_tree_chars`: the observation is
-    # then marked unreadable with the reason (judgements on it are unknown), deterministically
-    # rather than by a timeout that depends on load.
-    tree_timeout_ms: int = Field(default=20_000, ge=100)
+    # Reading the page (accessibility tree, screenshot, titles) takes at most this long: a
+    # bound against a hung page, not a patience setting (a large page takes seconds: ~6 s
+    # for the tree of 10,000 buttons on a loaded 2-core machine), so it is apart from the
+    # actions' timeout. The tree is not read at all on a document with more elements than
+    # `max_page_elements` or a tree over `max_tree_chars`: the observation is then marked
+    # unreadable with the reason (judgements on it are unknown), deterministically rather
+    # than by a timeout that depends on load.
+    capture_timeout_ms: int = Field(default=20_000, ge=100)
     max_page_elements: int = Field(default=20_000, ge=1)
     max_tree_chars: int = Field(default=4_000_000, ge=1)
     # The page's HTML (when `html`) is not kept past this size.

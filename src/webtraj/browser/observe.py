@@ -70,7 +70,7 @@ async def read_tree(page: Page, config: EnvConfig) -> TreeText:
             # Boxes cost ~1 ms and give each element's box as the screenshot shows it (the
             # acted element's box is drawn from them, with no round trip of its own).
             snapshot = await page.aria_snapshot(
-                mode="ai", boxes=True, timeout=config.tree_timeout_ms)
+                mode="ai", boxes=True, timeout=config.capture_timeout_ms)
             if len(snapshot) > config.max_tree_chars:
                 raise PageTooLarge(
                     f"the accessibility tree has {len(snapshot):,} characters, over the "
@@ -105,10 +105,10 @@ def _first_line(exc: Exception | None) -> str:
     return str(exc).strip().splitlines()[0] if exc and str(exc).strip() else repr(exc)
 
 
-async def _title(page: Page) -> str:
+async def _title(page: Page, timeout_s: float) -> str:
     for _ in range(3):
         try:
-            return await asyncio.wait_for(page.title(), timeout=2.0)
+            return await asyncio.wait_for(page.title(), timeout=timeout_s)
         except (PlaywrightError, TimeoutError):
             await asyncio.sleep(0.05)
     return ""
@@ -183,12 +183,12 @@ async def screenshot(page: Page, session: CDPSession | None, config: EnvConfig) 
         return await page.screenshot(
             type="jpeg" if fmt == "jpeg" else "png", full_page=config.full_page_screenshot,
             quality=config.screenshot_quality if fmt == "jpeg" else None,
-            timeout=config.action_timeout_ms)
+            timeout=config.capture_timeout_ms)
     params: dict[str, object] = {"format": fmt, "optimizeForSpeed": True}
     if fmt != "png":
         params["quality"] = config.screenshot_quality
     reply = await asyncio.wait_for(session.send("Page.captureScreenshot", params),
-                                   timeout=config.action_timeout_ms / 1000)
+                                   timeout=config.capture_timeout_ms / 1000)
     return base64.b64decode(reply["data"])
 
 
@@ -254,10 +254,12 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
     tree, png, html, data, tab_list, marks = await asyncio.gather(
         _timed(times, "tree", tree_part()), _timed(times, "screenshot", screenshot_part()),
         _timed(times, "html", html_part()), _timed(times, "structured_data", data_part()),
-        _timed(times, "tabs", tabs.describe()), _timed(times, "marks", marks_part()))
+        _timed(times, "tabs", tabs.describe(config.capture_timeout_ms / 1000)),
+        _timed(times, "marks", marks_part()))
     times["capture"] = time.perf_counter() - t0
     tabs.ref_prefix[page] = tree.ref_prefix
-    title = next((t.title for t in tab_list if t.active), "") or await _title(page)
+    title = next((t.title for t in tab_list if t.active), "") or \
+        await _title(page, config.capture_timeout_ms / 1000)
     viewport = ((config.viewport_width, config.viewport_height) if config.visible_only
                 else None)
     # An element the tree already shows with its text (the same box) keeps the tree's id

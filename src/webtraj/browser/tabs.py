@@ -91,11 +91,11 @@ class TabManager:
         self._closed(page)
         await self.current()
 
-    async def describe(self) -> tuple[Tab, ...]:
+    async def describe(self, timeout_s: float = 20.0) -> tuple[Tab, ...]:
         tabs = []
         for i, page in enumerate(self.pages):
             try:  # bounded: a page stuck in a script must not stall the observation
-                title = await asyncio.wait_for(page.title(), timeout=2.0)
+                title = await asyncio.wait_for(page.title(), timeout=timeout_s)
             except (PlaywrightError, TimeoutError):
                 title = ""
             tabs.append(Tab(index=i, url=page.url, title=title, active=page is self.active))

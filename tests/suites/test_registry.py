@@ -90,3 +90,30 @@ def test_miniwob_tasks_listed_then_run_from_the_file(tmp_path):
     assert traj.task.start_url.startswith(info.site_urls["miniwob"] + "/miniwob/")
     assert score.value is not None and not score.error, score  # the page's reward was read
     assert default_judge(info) == "miniwob"
+
+
+def test_curation_judge_comes_from_the_runs_suite():
+    import datetime as dt
+
+    from webtraj.execute.curation import default_judge
+    from webtraj.execute.suites import suite_of_run
+    from webtraj.model import RunInfo
+    from webtraj.model.run import RunConfig, SandboxInfo
+
+    sandbox = SandboxInfo(today=dt.date(2026, 1, 15))
+    urls = {"hotels": "http://127.0.0.1:8760"}
+    cases = [
+        (RunInfo(settings=RunConfig(suite="booking", agent="replay"), sandbox=sandbox,
+                 site_urls=urls), "booking", "oracle"),
+        (RunInfo(settings=RunConfig(suite="miniwob", agent="replay")), "miniwob", "miniwob"),
+        # A file of MiniWoB++ tasks is curated on the page's reward, like --suite miniwob.
+        (RunInfo(settings=RunConfig(tasks_file="mw.jsonl", agent="replay"),
+                 site_urls={"miniwob": "http://127.0.0.1:9"}), "tasks-file", "miniwob"),
+        (RunInfo(settings=RunConfig(tasks_file="t.jsonl", agent="replay"), sandbox=sandbox,
+                 site_urls=urls), "tasks-file", "oracle"),
+        (RunInfo(settings=RunConfig(tasks_file="own.jsonl", agent="replay"),
+                 site_urls={"shop": "http://127.0.0.1:9"}), "tasks-file", "rule"),
+        (RunInfo(source="browser-use"), "imported", "rule"),
+    ]
+    for info, suite, judge in cases:
+        assert (suite_of_run(info).name, default_judge(info)) == (suite, judge), info

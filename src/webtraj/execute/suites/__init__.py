@@ -9,9 +9,10 @@ WebArena-Verified on a deployment) subclasses `Suite` and is added to `_NAMED`."
 from __future__ import annotations
 
 from webtraj.execute.suites.booking import BookingSuite
+from webtraj.execute.suites.imported import ImportedSuite
 from webtraj.execute.suites.miniwob import MiniWoBSuite
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession
-from webtraj.execute.suites.tasks_file import ImportedSuite, TasksFileSuite
+from webtraj.execute.suites.tasks_file import TasksFileSuite
 from webtraj.model import InputError, RunInfo, Task
 from webtraj.model.run import RunConfig
 

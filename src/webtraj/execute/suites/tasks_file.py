@@ -113,12 +113,3 @@ class TasksFileSuite(Suite):
         suite = suite_of_sites(info)
         return suite.curation_judge(info) if suite is not None else super().curation_judge(info)
 
-
-class ImportedSuite(Suite):
-    """A run whose tasks came with it: an import of another tool's logs (browser-use,
-    WebVoyager, WebArena-Verified, Mind2Web) or demonstrations recorded on given URLs. Its
-    sites are not served by webtraj; its site URLs are whatever the importer recorded."""
-
-    name = "imported"
-    summary = "trajectories imported from other tools, or recorded on given URLs"
-    named = False

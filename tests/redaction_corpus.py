@@ -32,6 +32,18 @@ def original(e: dict) -> str:
     return e.get("url") or e.get("text") or e["value"]
 
 
+def as_text(e: dict) -> str:
+    """The entry as it reads when quoted in text (a log line, an answer, a thought)."""
+    where = e["where"]
+    if where == "header":
+        return f"{e['name']}: {e['value']}"
+    if where == "cookie":
+        return f"Cookie: {e['name']}={e['value']}"
+    if where == "set_cookie":
+        return f"Set-Cookie: {e['value']}"
+    return original(e)
+
+
 def redact(redactor: Redactor, e: dict) -> str:
     """The entry through the redactor, placed as it travels (a HAR entry for headers, cookies
     and bodies)."""

@@ -28,6 +28,8 @@ from webtraj.model.secret_forms import secret_forms
 
 REDACTED = "[REDACTED]"
 _MIN_SECRET_LEN = 6
+# Strings up to this long that hold JSON are parsed and redacted as data.
+_MAX_EMBEDDED_JSON = 4_000_000
 # Environment variables whose values must never be written.
 _SECRET_ENV = re.compile(
     r"(API_KEY|_TOKEN|TOKEN_|SECRET|PASSWORD|PASSWD|CREDENTIAL|ACCESS_KEY|PRIVATE_KEY)",
@@ -73,8 +75,15 @@ def credential_name(name: str, *, bare_key: bool = False) -> bool:
 # by the regex.
 _NAME_CHARS = r"[^=&#?;\s\"'<>]"
 _QUERY_PARAM = re.compile(
-    rf"([?&;#])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
+    rf"((?:^|(?<=\s))|[?&;#])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
     rf"|sig|credential|jwt|otp|bearer){_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
+# `"name": "value"` (JSON quoted in text): the value of a credential-named key.
+_QUOTED_PAIR = re.compile(r'\\*"([^"\\\n]{1,80})\\*"\s*:\s*\\*"([^"\\\n]*)\\*"')
+# A multipart field quoted in text: its Content-Disposition line, other header lines, a blank
+# line, then the value.
+_FORM_DATA_FIELD = re.compile(
+    r'(?i)(content-disposition:[^\r\n]*?\bname="?([^";\r\n]*)"?[^\r\n]*\r?\n'
+    r"(?:[^\r\n]+\r?\n)*?\r?\n)([^\r\n]*)")
 # A JSON Web Token: base64url header and payload that both open a JSON object, and a signature.
 _JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 # A body that is urlencoded whatever its label says: `name=value` pairs joined by `&`.
@@ -91,6 +100,9 @@ _HEADER_LINE = re.compile(
     r"(?:(?:bearer|basic|digest|token|negotiate|apikey)\s+)[A-Za-z0-9._~+/=\-]+"
     r"|\b(set-cookie|cookie)(\s*:\s*)[^=\s;:,]+=[^\r\n]*"
     r"|\b(x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*)(\s*:\s*)[^\s,;]+")
+# Any other hyphenated header name quoted with its value (`Api-Key: ...`, `Auth-Token: ...`),
+# redacted when the name is a credential's name.
+_HYPHEN_HEADER = re.compile(r"(?i)\b([a-z0-9]+(?:-[a-z0-9]+)+)(\s*:\s*)([^\s,;]+)")
 
 
 def secrets_from_env(environ: dict[str, str] | None = None) -> list[str]:
@@ -112,6 +124,10 @@ class Redactor:
                            if forms else None)
 
     def text(self, s: str) -> str:
+        if s[:1] in ("{", "[") or s.lstrip()[:1] in ("{", "["):
+            embedded = self._embedded_json(s)
+            if embedded is not None:
+                return embedded
         if self._secret_re is not None:
             s = self._secret_re.sub(REDACTED, s)
         if "eyJ" in s:
@@ -120,16 +136,51 @@ class Redactor:
             s = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", s)
         if "=" in s:
             s = _QUERY_PARAM.sub(self._param, s)
+        if '"' in s and ":" in s:
+            s = _QUOTED_PAIR.sub(self._quoted_pair, s)
+        if "form-data" in s:
+            s = _FORM_DATA_FIELD.sub(self._form_field, s)
         if ":" in s:
             low = s.lower()
             if "authorization" in low or "cookie" in low or "x-" in low:
                 s = _HEADER_LINE.sub(_header_line, s)
+            if "-" in s:
+                s = _HYPHEN_HEADER.sub(_hyphen_header, s)
         return s
+
+    def _embedded_json(self, s: str) -> str | None:
+        """A string that holds a JSON document (a logged request, a model's raw output),
+        redacted as data; None when it is not JSON."""
+        if len(s) > _MAX_EMBEDDED_JSON:
+            return None
+        try:
+            parsed = orjson.loads(s)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(parsed, dict | list):
+            return None
+        redacted = self.data(parsed)
+        return s if redacted == parsed else orjson.dumps(redacted).decode()
 
     @staticmethod
     def _param(m: re.Match[str]) -> str:
-        if credential_name(m.group(2), bare_key=True) and m.group(3):
+        if m.group(3) and m.group(3) != REDACTED \
+                and credential_name(unquote_plus(m.group(2)), bare_key=True):
             return f"{m.group(1)}{m.group(2)}={REDACTED}"
+        return m.group(0)
+
+    @staticmethod
+    def _quoted_pair(m: re.Match[str]) -> str:
+        if m.group(2) and m.group(2) != REDACTED and credential_name(m.group(1)):
+            return (f"{m.group(0)[:m.start(2) - m.start(0)]}{REDACTED}"
+                    f"{m.group(0)[m.end(2) - m.start(0):]}")
+        return m.group(0)
+
+    @staticmethod
+    def _form_field(m: re.Match[str]) -> str:
+        if m.group(3).strip() and m.group(3) != REDACTED and credential_name(
+                m.group(2), bare_key=True):
+            return f"{m.group(1)}{REDACTED}"
         return m.group(0)
 
     def form(self, body: str) -> str:
@@ -248,6 +299,12 @@ def _multipart_field(m: re.Match[str]) -> str:
     if m.group(3) and credential_name(m.group(2), bare_key=True):
         return m.group(1) + REDACTED
     return m.group(0)
+
+
+def _hyphen_header(m: re.Match[str]) -> str:
+    if m.group(3) == REDACTED or not credential_name(m.group(1)):
+        return m.group(0)
+    return f"{m.group(1)}{m.group(2)}{REDACTED}"
 
 
 def _header_line(m: re.Match[str]) -> str:

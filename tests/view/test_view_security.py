@@ -140,7 +140,9 @@ def damaged_root(tmp_path: Path) -> Path:
     conn.execute("DROP TABLE score_sets")
     conn.commit()
     conn.close()
-    write_run(root / "d-good", alpha_items())
+    good = write_run(root / "d-good", alpha_items())
+    broken = good / "trajectories" / "cars-003__heuristic__t0" / "trajectory.json"
+    broken.write_text('{"trajectory_id": 5')
     return root
 
 
@@ -159,6 +161,12 @@ def test_damaged_runs_are_listed_with_their_reason_and_the_rest_works(
         assert text.count("<b>damaged:</b>") == 3
         good = http.get("/run", params={"r": "d-good"})
         assert good.status_code == 200 and "5 matching" in good.text
+        # one unreadable trajectory: its pages say so, the run's others still work
+        for route in ("/trajectory", "/network", "/prompt"):
+            r = http.get(route, params={"r": "d-good", "t": "cars-003__heuristic__t0"})
+            assert r.status_code == 422 and "this trajectory cannot be read" in r.text
+            assert "invalid JSON" in r.text
+        assert http.get("/trajectory", params={"r": "d-good", "t": TID}).status_code == 200
         for run in ("a-garbage-index", "b-null-run-json", "c-no-table"):
             page = http.get("/run", params={"r": run})
             assert page.status_code == 422 and "damaged" in page.text, run

@@ -141,9 +141,12 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
             finally:
                 if conn:
                     conn.close()
-            view = load_view(files, scores, ev, curation)
         except DAMAGE as exc:
             return _damaged(ref, exc)
+        try:
+            view = load_view(files, scores, ev, curation)
+        except DAMAGE as exc:
+            return _unreadable(ref, files, exc)
         sizes = {s.index: png_size(files, s.screenshot) for s in view.steps if s.screenshot}
         expected = {c.name: c.value for c in view.traj.task.constraints}
         return _page("trajectory.html", ref=ref, v=view, t=view.traj, sizes=sizes,
@@ -159,7 +162,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         try:
             traj = load_trajectory(files)
         except DAMAGE as exc:
-            return _damaged(ref, exc)
+            return _unreadable(ref, files, exc)
         net = read_network(traj, files)
         groups = net.groups()
         if pg is not None and pg > len(groups):
@@ -178,7 +181,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         try:
             traj = load_trajectory(files)
         except DAMAGE as exc:
-            return _damaged(ref, exc)
+            return _unreadable(ref, files, exc)
         index = _page_number(p, "i") if p.get("i") not in (None, "", "0") else 0
         if index >= len(traj.steps):
             raise HTTPException(400, f"i must be a step index from 0 to {len(traj.steps) - 1}")
@@ -291,6 +294,14 @@ def _damaged(ref: RunRef, exc: BaseException) -> Response:
     log.warning("viewer: run %s is damaged: %s", ref.key, damage_text(exc))
     return _page("problem.html", 422, ref=ref,
                  message=f"this run is damaged: {damage_text(exc)}")
+
+
+def _unreadable(ref: RunRef, files: TrajectoryFiles, exc: BaseException) -> Response:
+    """The page for one trajectory that cannot be read (the run's other pages still work)."""
+    log.warning("viewer: trajectory %s of run %s cannot be read: %s", files.trajectory_id,
+                ref.key, damage_text(exc))
+    return _page("problem.html", 422, ref=ref,
+                 message=f"this trajectory cannot be read: {damage_text(exc)}")
 
 
 class HostCheck:

@@ -61,8 +61,17 @@ def ux_root(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("ux") / "runs"
     details = Score(evaluator="NetworkEventEvaluator", value=1.0, details={
         "note": "a&b <x>", "actual": [{"url": "http://h/?a=1&b=2", "status": 200}]})
-    har_traj = traj(task(2), ["10", "stop"], agent="llm").model_copy(
-        update={"network_trace": "network.har"})
+    har_traj = traj(task(2), ["10", "stop"], agent="llm").model_copy(update={
+        "network_trace": "network.har", "metadata": {
+            "blocked_requests": [{"url": "stun:stun.example.org:3478", "reason": "webrtc",
+                                  "time": 1.0}],
+            "refused_tunnels": [{"url": "https://evil.example/", "method": "CONNECT",
+                                 "reason": "network", "time": 2.0}],
+            "dialogs": [{"kind": "alert", "message": "Hello <b>there</b>",
+                         "url": "http://127.0.0.1:8001/", "accepted": True, "time": 1.0}],
+            "downloads": [{"url": "http://127.0.0.1:8001/r.pdf",
+                           "suggested_filename": "r.pdf", "file": "r.pdf", "bytes": 1234,
+                           "sha256": "ab" * 32, "time": 2.0}]}})
     items = [(_llm_trajectory(), [csr_score([[], ALL[:1], ALL, ALL]), details], None),
              (har_traj, [], {"network.har": _har(N_REQUESTS)})]
     base = traj(task(3, difficulty="medium"), ["10", "stop"])
@@ -128,24 +137,32 @@ async def test_trajectory_opens_at_top_names_steps_and_shows_the_model(ux_viewer
 
 async def test_ten_thousand_requests_grouped_filtered_paged(ux_viewer, page):
     await page.goto(_url(ux_viewer, "trajectory", r="ux", t=HAR_TID))
-    await expect(page.locator("#net-summary")).to_contain_text(f"{N_REQUESTS} requests")
-    # grouped by page: 10 documents, one row each (not 10,000 rows on the page)
-    assert await page.locator("#network-pages tr").count() == 11
+    await expect(page.locator("#net-summary")).to_contain_text(f"{N_REQUESTS + 2} requests")
+    # grouped by page: 10 documents and the refused ones, a row each (not 10,000 rows)
+    assert await page.locator("#network-pages tr").count() == 12
     assert await page.evaluate("document.body.scrollHeight") < 4000
+    # what the browser answered or refused is shown with the requests
+    assert "Hello <b>there</b>" in await page.inner_text("#dialogs")
+    assert "r.pdf" in await page.inner_text("#downloads")
+    total = N_REQUESTS + 2  # and the two the guard refused
     await page.click("#all-requests")
     assert await page.locator("#network tr.req").count() == 100
     await expect(page.locator("#net-count")).to_contain_text(
-        f"{N_REQUESTS} of {N_REQUESTS} requests match · page 1 of 100")
+        f"{total} of {total} requests match · page 1 of 101")
+    await page.select_option("select[name=status]", "blocked")
+    await page.click("#net-apply")
+    rows = await page.locator("#network tr.req").all_inner_texts()
+    assert len(rows) == 2 and "blocked: webrtc" in rows[0] and "blocked: network" in rows[1]
     await page.select_option("select[name=status]", "4xx")
     await page.click("#net-apply")
     n404 = sum(1 for i in range(N_REQUESTS) if i % 1000 and i % 3 == 2 and i % 7 == 0)
-    await expect(page.locator("#net-count")).to_contain_text(f"{n404} of {N_REQUESTS}")
+    await expect(page.locator("#net-count")).to_contain_text(f"{n404} of {total}")
     rows = await page.locator("#network tr.req").all_inner_texts()
     assert rows and all("404" in r and "/api/item" in r for r in rows)
     await page.select_option("select[name=status]", "")
     await page.select_option("select[name=type]", "document")
     await page.click("#net-apply")
-    await expect(page.locator("#net-count")).to_contain_text(f"10 of {N_REQUESTS}")
+    await expect(page.locator("#net-count")).to_contain_text(f"10 of {total}")
     await page.select_option("select[name=type]", "")
     await page.select_option("select[name=pg]", "3")  # the third page's requests
     await page.fill("input[name=q]", "/js/")
@@ -153,7 +170,7 @@ async def test_ten_thousand_requests_grouped_filtered_paged(ux_viewer, page):
     rows = await page.locator("#network tr.req").all_inner_texts()
     assert rows and all("/js/" in r and "page2" in r for r in rows)
     n_js = sum(1 for i in range(2000, 3000) if i % 1000 and i % 3 == 1)
-    await expect(page.locator("#net-count")).to_contain_text(f"{n_js} of {N_REQUESTS}")
+    await expect(page.locator("#net-count")).to_contain_text(f"{n_js} of {total}")
     await page.click("#net-next")
     await expect(page.locator("#net-count")).to_contain_text("page 2 of 4")
 

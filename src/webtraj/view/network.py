@@ -156,12 +156,16 @@ def read_network(traj: Trajectory, files: TrajectoryFiles) -> Network:
             problem = f"{traj.network_trace} cannot be read: {exc}"
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             problem = f"{traj.network_trace} cannot be read: {type(exc).__name__}: {exc}"
-    blocked = traj.metadata.get("blocked_requests")
-    if isinstance(blocked, list):
+    for key in ("blocked_requests", "refused_tunnels"):
+        blocked = traj.metadata.get(key)
+        if not isinstance(blocked, list):
+            continue
         for b in blocked:
             if isinstance(b, dict):
                 url = str(b.get("url", ""))
+                declared = {"_resourceType": b.get("resource_type")}
                 out.append(Request(index=len(out), method=str(b.get("method", "GET")), url=url,
-                                   status=None, kind=_kind({}, url, ""), status_class="blocked",
-                                   page="", blocked=str(b.get("reason", "blocked"))))
+                                   status=None, kind=_kind(declared, url, ""),
+                                   status_class="blocked", page="",
+                                   blocked=str(b.get("reason", "blocked"))))
     return Network(requests=out, problem=problem)

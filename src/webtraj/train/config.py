@@ -35,6 +35,17 @@ class TrainSettings(FrozenModel):
     learning_rate: float = Field(default=1e-4, gt=0)  # seed 003
     scheduler: Literal["cosine", "linear", "constant", "constant_with_warmup"] = "cosine"
     batch_size: int = Field(default=16, ge=1)  # seed 003: effective batch (all devices)
+    # tokens: each step's records in micro-batches of at most tokens_per_batch tokens (None:
+    # the rule in batching.py from the GPU's memory, 8192 on CPU); records: per_device_batch
+    # records per micro-batch, accumulation derived from the process count.
+    batching: Literal["tokens", "records"] = "tokens"
+    tokens_per_batch: int | None = Field(default=None, ge=16)
+    # auto: packed (padding-free) when the attention has a block-diagonal kernel (flash
+    # attention varlen, flex attention), else length-grouped with padding.
+    packing: Literal["auto", "on", "off"] = "auto"
+    # auto: flash_attention_2 on a CUDA GPU when flash-attn is installed, else the model's own.
+    attention: Literal["auto", "sdpa", "eager", "flash_attention_2", "flash_attention_3",
+                       "flex_attention"] = "auto"
     per_device_batch: int = Field(default=1, ge=1)
     epochs: float = Field(default=3.0, gt=0)  # seed silent
     max_length: int = Field(default=8_192, ge=16)  # seed silent; longer records are left out
@@ -49,6 +60,9 @@ class TrainSettings(FrozenModel):
     save_total_limit: int = Field(default=2, ge=1)
     gradient_checkpointing: bool = False
     precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
+    # QLoRA: the frozen base in 4-bit NF4 (bitsandbytes, CUDA), the adapter in bf16.
+    quantization: Literal["none", "4bit"] = "none"
+    report_to: tuple[Literal["tensorboard", "wandb"], ...] = ()
 
 
 class TrainConfig(TrainSettings):
@@ -76,6 +90,21 @@ class LengthReport(FrozenModel):
     examples: tuple[int, ...] = ()
 
 
+class BatchingReport(FrozenModel):
+    """How the batches were made, and which attention path ran."""
+
+    mode: Literal["tokens", "records"]
+    records_per_step: int  # the effective batch: records averaged over in one optimizer step
+    processes: int
+    tokens_per_batch: int | None = None
+    tokens_per_batch_from: str | None = None  # "option", or the rule that chose it
+    layout: Literal["packed", "padded"]
+    attention: str  # the model's attention implementation
+    attention_path: str  # how records are kept apart
+    micro_batches: int | None = None  # run by this process in this session
+    padding_share: float | None = None  # padded tokens / all tokens fed, this process
+
+
 class TrainResult(FrozenModel):
     out: Path
     adapter: Path
@@ -94,3 +123,6 @@ class TrainResult(FrozenModel):
     tokens_per_s: float
     peak_memory_mb: float | None = None
     resumed_from: str | None = None
+    batching: BatchingReport | None = None
+    quantization: str = "none"
+    gradient_checkpointing: bool = False

@@ -11,12 +11,18 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from webtraj.model.errors import InputError
-from webtraj.train.config import EpochLoss, LengthReport, TrainConfig, TrainResult
+from webtraj.train.config import (
+    BatchingReport,
+    EpochLoss,
+    LengthReport,
+    TrainConfig,
+    TrainResult,
+)
 from webtraj.train.data import cut_long, read_split, to_rows
 
 ProgressFn = Callable[[int, int, float | None], None]
@@ -111,13 +117,14 @@ def _epoch_losses(losses: dict[float, dict[str, Any]]) -> tuple[EpochLoss, ...]:
 
 def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
           on_lengths: Callable[[LengthReport], None] | None = None,
-          on_model: Callable[[Any, Any], None] | None = None) -> TrainResult:
+          on_model: Callable[[Any, Any], None] | None = None,
+          callbacks: Sequence[Any] = ()) -> TrainResult:
     """Fine-tune `cfg.base` on `cfg.data`; resumes from the last checkpoint in `cfg.out`.
-    `on_model(model, tokenizer)` sees the trained model in memory, before it is saved."""
+    `on_model(model, tokenizer)` sees the trained model in memory, before it is saved;
+    `callbacks` are transformers TrainerCallbacks added to webtraj's own."""
     import torch
     from datasets import Dataset
     from peft import LoraConfig
-    from transformers import AutoModelForCausalLM
     from trl import SFTConfig, SFTTrainer
 
     train_file, val_file = cfg.data / "train.jsonl", cfg.data / "validation.jsonl"
@@ -141,38 +148,45 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         raise InputError(f"no training record fits max_length {cfg.max_length}",
                          file=train_file)
     has_val = bool(splits["validation"])
-    accum = grad_accumulation(cfg)
+    tokens_mode = cfg.batching == "tokens"
+    accum = 1 if tokens_mode else grad_accumulation(cfg)
+    report_to = _report_to(cfg)
+    model = _load_model(cfg)
+    layout, attention, path = attention_path(cfg, model)
+    budget, budget_from = (tokens_per_batch(cfg, model) if tokens_mode else (None, None))
     cfg.out.mkdir(parents=True, exist_ok=True)
     args = SFTConfig(
         output_dir=str(cfg.out / CHECKPOINTS), num_train_epochs=cfg.epochs,
         learning_rate=cfg.learning_rate, lr_scheduler_type=cfg.scheduler,
         warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
-        per_device_train_batch_size=cfg.per_device_batch,
+        per_device_train_batch_size=1 if tokens_mode else cfg.per_device_batch,
         per_device_eval_batch_size=cfg.per_device_batch, gradient_accumulation_steps=accum,
         max_length=cfg.max_length, completion_only_loss=True, packing=False,
         eval_strategy="epoch" if has_val else "no", save_strategy="epoch",
         save_total_limit=cfg.save_total_limit, logging_steps=1, logging_first_step=True,
-        seed=cfg.seed, data_seed=cfg.seed, report_to="none", disable_tqdm=True,
-        dataloader_num_workers=0,
+        seed=cfg.seed, data_seed=cfg.seed, report_to=report_to, disable_tqdm=True,
+        dataloader_num_workers=0, average_tokens_across_devices=True,
         # TRL turns checkpointing on by default; webtraj leaves it to the option.
         activation_checkpointing=cfg.gradient_checkpointing,
         use_cpu=not torch.cuda.is_available(), **_precision(cfg))
-    try:
-        model = AutoModelForCausalLM.from_pretrained(cfg.base, dtype="auto")
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot load a causal LM from {cfg.base!r}: {exc}",
-                         field="base") from None
     peft_config = LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
                              lora_dropout=cfg.lora.dropout, bias="none",
                              target_modules=_targets(cfg.lora.targets), task_type="CAUSAL_LM",
                              modules_to_save=list(cfg.lora.modules_to_save) or None)
     losses: dict[float, dict[str, Any]] = {}
     step_losses: list[float] = []
-    trainer = SFTTrainer(
+    common = dict(
         model=model, args=args, processing_class=tok, peft_config=peft_config,
         train_dataset=Dataset.from_list(to_rows(splits["train"])),
         eval_dataset=Dataset.from_list(to_rows(splits["validation"])) if has_val else None,
-        callbacks=[_callback(progress, losses, step_losses)])
+        callbacks=[_callback(progress, losses, step_losses), *callbacks])
+    if tokens_mode:
+        from webtraj.train.step_trainer import TokenBudgetTrainer
+
+        trainer = TokenBudgetTrainer(**common, records_per_step=cfg.batch_size,
+                                     tokens_per_batch=budget, packed=layout == "packed")
+    else:
+        trainer = SFTTrainer(**common)
     resume = last_checkpoint(cfg.out) if cfg.resume else None
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
@@ -199,12 +213,111 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         losses=_epoch_losses(losses), first_loss=step_losses[0] if step_losses else None,
         final_loss=step_losses[-1] if step_losses else None, trained_tokens=trained,
         runtime_s=runtime, tokens_per_s=trained / runtime if runtime > 0 else 0.0,
-        peak_memory_mb=peak, resumed_from=resume)
+        peak_memory_mb=peak, resumed_from=resume, quantization=cfg.quantization,
+        gradient_checkpointing=cfg.gradient_checkpointing,
+        batching=BatchingReport(
+            mode=cfg.batching, records_per_step=cfg.batch_size, processes=world_size(),
+            tokens_per_batch=budget, tokens_per_batch_from=budget_from, layout=layout,
+            attention=attention, attention_path=path,
+            micro_batches=getattr(trainer, "micro_batches", None),
+            padding_share=_padding_share(trainer)))
     if trainer.is_world_process_zero():
         from webtraj.store.atomic import write_bytes_atomic
 
         write_bytes_atomic(cfg.out / RESULT, result.model_dump_json(indent=2).encode())
     return result
+
+
+def _report_to(cfg: TrainConfig) -> list[str] | str:
+    import importlib.util
+
+    for name in cfg.report_to:
+        module = "wandb" if name == "wandb" else "tensorboard"
+        if importlib.util.find_spec(module) is None and (
+                name != "tensorboard" or importlib.util.find_spec("tensorboardX") is None):
+            raise InputError(f"--report-to {name} needs the {module} package "
+                             f"(pip install {module})", field="report_to")
+    if "tensorboard" in cfg.report_to:
+        os.environ.setdefault("TENSORBOARD_LOGGING_DIR", str(cfg.out / "logs"))
+    return list(cfg.report_to) or "none"
+
+
+def _load_model(cfg: TrainConfig) -> Any:
+    """The base model, with the attention implementation and quantization asked for."""
+    import importlib.util
+
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    kwargs: dict[str, Any] = {"dtype": "auto"}
+    attention = cfg.attention
+    if attention == "auto":
+        attention = ("flash_attention_2" if torch.cuda.is_available()
+                     and importlib.util.find_spec("flash_attn") is not None else None)
+    if attention:
+        kwargs["attn_implementation"] = attention
+    if cfg.quantization == "4bit":
+        if importlib.util.find_spec("bitsandbytes") is None:
+            raise InputError("--quantization 4bit (QLoRA) needs bitsandbytes: pip install "
+                             "bitsandbytes", field="quantization")
+        if not torch.cuda.is_available():
+            raise InputError("--quantization 4bit (QLoRA) needs a CUDA GPU",
+                             field="quantization")
+        from transformers import BitsAndBytesConfig
+
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+            bnb_4bit_compute_dtype=torch.bfloat16)
+    try:
+        return AutoModelForCausalLM.from_pretrained(cfg.base, **kwargs)
+    except (OSError, ValueError, ImportError) as exc:
+        raise InputError(f"cannot load a causal LM from {cfg.base!r}: {exc}",
+                         field="base") from None
+
+
+# Attention implementations whose kernels take packed records apart without a dense mask.
+BLOCK_KERNELS = ("flash_attention_2", "flash_attention_3", "flex_attention")
+
+
+def attention_path(cfg: TrainConfig, model: Any) -> tuple[str, str, str]:
+    """(layout, attention implementation, how records are kept apart)."""
+    impl = str(getattr(model.config, "_attn_implementation", None) or "eager")
+    packed = cfg.batching == "tokens" and (
+        cfg.packing == "on" or (cfg.packing == "auto" and impl in BLOCK_KERNELS))
+    if not packed:
+        return "padded", impl, f"one record per row, padding masked ({impl})"
+    if impl.startswith("flash_attention"):
+        return "packed", impl, f"packed rows, varlen kernel on the record starts ({impl})"
+    return "packed", impl, (f"packed rows, block-diagonal mask from the restarting positions "
+                            f"({impl})")
+
+
+def tokens_per_batch(cfg: TrainConfig, model: Any) -> tuple[int, str]:
+    """The micro-batch token budget: the option, or the rule (batching.budget_from_memory on
+    a CUDA GPU, batching.CPU_TOKENS_PER_BATCH elsewhere)."""
+    import torch
+
+    from webtraj.train import batching
+
+    if cfg.tokens_per_batch:
+        return cfg.tokens_per_batch, "option"
+    if not torch.cuda.is_available():
+        return batching.CPU_TOKENS_PER_BATCH, "CPU default"
+    text = model.config.get_text_config()
+    dtype_bytes = 4 if _precision(cfg) == {"bf16": False, "fp16": False} else 2
+    per_token = batching.activation_bytes_per_token(
+        text.num_hidden_layers, text.hidden_size, text.vocab_size, dtype_bytes,
+        cfg.gradient_checkpointing)
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+    budget = batching.budget_from_memory(total, weights, per_token)
+    return budget, (f"rule: ({batching.MEMORY_SHARE:g} x {total / 2**30:.0f} GiB - weights "
+                    f"{weights / 2**30:.1f} GiB - 2 GiB) / {per_token / 2**20:.2f} MiB per token")
+
+
+def _padding_share(trainer: Any) -> float | None:
+    fed = getattr(trainer, "padded", 0)
+    return None if not fed else 1 - trainer.record_tokens / fed
 
 
 def _checkpoint_epoch(checkpoint: str | None) -> float:

@@ -22,8 +22,23 @@ def train(
     lr: float = typer.Option(1e-4, "--lr", min=0, help="Learning rate (seed 003: 1e-4)."),
     batch_size: int = typer.Option(16, "--batch-size", min=1,
                                    help="Effective batch over all devices (seed 003: 16)."),
+    tokens_per_batch: int | None = typer.Option(
+        None, "--tokens-per-batch", min=16, help="Token budget of a micro-batch (default: "
+        "from the GPU's memory, see the README; 8192 on CPU). Each optimizer step still "
+        "takes --batch-size records."),
+    batching: str = typer.Option("tokens", "--batching", help="tokens (micro-batches up to "
+                                 "--tokens-per-batch) | records (--per-device-batch records "
+                                 "per micro-batch)."),
+    packing: str = typer.Option("auto", "--packing", help="auto | on | off: pack records "
+                                "padding-free into one row (auto: when the attention has a "
+                                "varlen or flex kernel), else group by length and pad."),
+    attention: str = typer.Option("auto", "--attention", help="auto | sdpa | eager | "
+                                  "flash_attention_2 | flash_attention_3 | flex_attention "
+                                  "(auto: flash_attention_2 on a GPU when flash-attn is "
+                                  "installed, else the model's default)."),
     per_device_batch: int = typer.Option(1, "--per-device-batch", min=1,
-                                         help="Records per device per step."),
+                                         help="Records per device per micro-batch with "
+                                         "--batching records (and per evaluation batch)."),
     max_length: int = typer.Option(8192, "--max-length", min=16, help="Longest record in "
                                    "tokens; longer ones are left out and reported."),
     lora_r: int = typer.Option(16, "--lora-r", min=1, help="LoRA rank (seed 003: silent)."),
@@ -46,12 +61,20 @@ def train(
     no_resume: bool = typer.Option(False, "--no-resume", help="Start over even when OUT "
                                    "has checkpoints."),
     precision: str = typer.Option("auto", "--precision", help="auto | fp32 | bf16 | fp16."),
-    gradient_checkpointing: bool = typer.Option(False, "--gradient-checkpointing",
-                                                help="Trade compute for memory."),
+    gradient_checkpointing: bool = typer.Option(
+        False, "--gradient-checkpointing", help="Keep only each layer's input and recompute "
+        "the rest in the backward pass: about a third more compute, activation memory of one "
+        "layer instead of all (the default token budget grows accordingly)."),
+    quantization: str = typer.Option("none", "--quantization", help="none | 4bit (QLoRA: "
+                                     "the base in 4-bit NF4; needs bitsandbytes and a CUDA "
+                                     "GPU)."),
+    report_to: str = typer.Option("", "--report-to", help="Comma-separated: tensorboard, "
+                                  "wandb (each needs its package installed)."),
 ) -> None:
     """Fine-tune a base model with LoRA on curated data (TRL SFTTrainer + PEFT): loss on the
     answers only, validation loss per epoch, a checkpoint per epoch (re-running resumes).
-    Multi-GPU: `accelerate launch -m webtraj.cli.app train ...`.
+    Multi-GPU: `accelerate launch --num_processes N -m webtraj.cli.app train ...` (the
+    effective batch stays --batch-size records; see the README for multi-node and FSDP).
 
     Example: webtraj train --data data/heur --base Qwen/Qwen2.5-7B-Instruct --out students/q7
     """
@@ -69,6 +92,9 @@ def train(
         cfg = TrainConfig(
             data=data, base=base, out=out, epochs=epochs, learning_rate=lr,
             batch_size=batch_size, per_device_batch=per_device_batch, max_length=max_length,
+            tokens_per_batch=tokens_per_batch, batching=batching, packing=packing,
+            attention=attention, quantization=quantization,
+            report_to=tuple(r.strip() for r in report_to.split(",") if r.strip()),
             lora=LoraSettings(r=lora_r, alpha=lora_alpha, dropout=lora_dropout,
                               targets=tuple(t.strip() for t in targets.split(",") if t.strip()),
                               modules_to_save=tuple(m.strip() for m in modules_to_save.split(",")
@@ -126,6 +152,13 @@ def print_summary(result) -> None:  # noqa: ANN001 - TrainResult
                   f"{result.tokens_per_s:.0f} tokens/s"
                   + (f"; resumed from {escape(result.resumed_from)}" if result.resumed_from
                      else ""), highlight=False)
+    b = result.batching
+    if b is not None:
+        size = (f"micro-batches of at most {b.tokens_per_batch} tokens ({b.tokens_per_batch_from})"
+                if b.mode == "tokens" else "fixed records per micro-batch")
+        console.print(f"batching: {b.records_per_step} records per optimizer step over "
+                      f"{b.processes} process(es), {size}, {b.layout}; attention: "
+                      f"{escape(b.attention_path)}", highlight=False)
     console.print(f"adapter: {escape(str(result.adapter))}"
                   + (f"  merged: {escape(str(result.merged))}" if result.merged else ""),
                   highlight=False)

@@ -51,6 +51,7 @@ class TrainSettings(FrozenModel):
     max_length: int = Field(default=8_192, ge=16)  # seed silent; longer records are left out
     warmup_ratio: float = Field(default=0.03, ge=0, lt=1)  # seed silent
     weight_decay: float = Field(default=0.0, ge=0)  # seed silent
+    max_grad_norm: float = Field(default=1.0, ge=0)  # seed silent; 0 = no clipping
     seed: int = 0
     # The llm agent's default prompt carries one worked example (few_shot=True); the records
     # get the same example so the training prompt is exactly the acting prompt.

@@ -1,0 +1,202 @@
+"""Token-budget batching learns what batch-1 accumulation learns (issue 29): per-record losses
+of packed and length-grouped micro-batches equal each record alone (fp32, 1e-5), a record's
+loss does not move when other records are packed beside it, and the gradient of one
+optimizer step equals the Trainer's batch-1 accumulation of the same records."""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import orjson
+import pytest
+import torch
+
+from train_support import TINY_LORA
+
+
+def test_every_record_once_per_epoch_in_equal_micro_batch_counts_within_budget():
+    from webtraj.train.batching import StepSampler, fill, plan_step
+
+    rnd = random.Random(0)
+    lengths = [rnd.randint(20, 900) for _ in range(53)]
+    for world in (1, 2, 3):
+        for packed in (True, False):
+            seen = []
+            steps = 0
+            for plans in StepSampler(lengths, batch_size=16, budget=1000, packed=packed,
+                                     world=world, rank=0, seed=1).steps():
+                steps += 1
+                assert len({len(p) for p in plans}) == 1  # same micro-batch count everywhere
+                step = [i for p in plans for b in p for i in b]
+                assert len(step) == len(set(step)) <= 16
+                seen += step
+                for b in (b for p in plans for b in p if len(b) > 1):
+                    cost = (sum(lengths[i] for i in b) if packed
+                            else len(b) * max(lengths[i] for i in b))
+                    assert cost <= 1000
+            assert sorted(seen) == list(range(53)) and steps == 4
+    # One long record and many short ones: the short process splits, never over budget.
+    plans = plan_step([0, 1, 2, 3], [900, 10, 10, 10], 2, 905, True)
+    assert plans == [[[0], [3]], [[1], [2]]]
+    assert fill([0, 1, 2], [600, 500, 400], 1000, True) == [[0, 2], [1]]
+    assert fill([0, 1, 2], [600, 500, 400], 1000, False) == [[0], [1, 2]]
+    # A step smaller than the process count: the idle process runs a filler micro-batch.
+    assert plan_step([7], [5] * 8, 2, 100, True) == [[[7]], [[]]]
+
+
+def _rows(tok, data):
+    """Records as the trainer feeds them: input ids, labels -100 on the prompt."""
+    from webtraj.train.data import read_split
+
+    rows = []
+    for ex in read_split(data / "validation.jsonl", few_shot=True):
+        prompt = tok.apply_chat_template(ex.prompt, add_generation_prompt=True,
+                                         tokenize=True)["input_ids"]
+        full = tok.apply_chat_template(ex.prompt + ex.completion, tokenize=True)["input_ids"]
+        rows.append({"input_ids": full, "labels": [-100] * len(prompt) + full[len(prompt):]})
+    return rows
+
+
+def _record_losses(model, batch, packed):
+    """Mean answer-token loss of each record of a collated micro-batch."""
+    with torch.no_grad():
+        # As in training: without a KV cache (with one, transformers does not look for
+        # packed records in the positions).
+        logits = model(**{k: v for k, v in batch.items() if k != "labels"},
+                       use_cache=False).logits.float()
+    labels = batch["labels"]
+    token_loss = torch.nn.functional.cross_entropy(
+        logits[:, :-1].flatten(0, 1), labels[:, 1:].flatten(), reduction="none",
+        ignore_index=-100).view(labels.shape[0], -1)
+    counted = labels[:, 1:] != -100
+    if not packed:
+        return [float(token_loss[r][counted[r]].mean()) for r in range(labels.shape[0])]
+    record = (batch["position_ids"][0] == 0).cumsum(0)[1:] - 1
+    return [float(token_loss[0][counted[0] & (record == r)].mean())
+            for r in range(int(record.max()) + 1)]
+
+
+@pytest.fixture(scope="module")
+def lora_model(base_model):
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    from webtraj.train.sft import load_tokenizer
+
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
+    model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules="all-linear",
+                                             task_type="CAUSAL_LM", init_lora_weights=False))  # adapter not zero
+    assert model.config._attn_implementation == "sdpa"
+    return model.eval(), load_tokenizer(str(base_model))
+
+
+def test_per_record_losses_of_a_token_budget_batch_equal_batch_one(lora_model, split_data):
+    from webtraj.train.batching import StepCollator, fill
+
+    model, tok = lora_model
+    rows = _rows(tok, split_data)
+    lengths = [len(r["input_ids"]) for r in rows]
+    single = StepCollator(tok.pad_token_id, False)
+    alone = [_record_losses(model, single([{**r, "micro": 0}])["micro_batches"][0], False)[0]
+             for r in rows]
+    budget = 3 * max(lengths)
+    for packed in (True, False):
+        collate = StepCollator(tok.pad_token_id, packed)
+        bins = fill(range(len(rows)), lengths, budget, packed)
+        assert any(len(b) > 1 for b in bins)  # records really share micro-batches
+        got = {}
+        for b in bins:
+            batch = collate([{**rows[i], "micro": 0} for i in b])["micro_batches"][0]
+            if packed:
+                assert batch["input_ids"].shape[0] == 1 and "attention_mask" not in batch
+            got.update(zip(b, _record_losses(model, batch, packed), strict=True))
+        assert sorted(got) == list(range(len(rows)))
+        for i, loss in got.items():
+            assert loss == pytest.approx(alone[i], abs=1e-5, rel=1e-5), (packed, i)
+
+
+def test_a_records_loss_is_unchanged_by_the_records_packed_beside_it(lora_model, split_data):
+    from webtraj.train.batching import StepCollator
+
+    model, tok = lora_model
+    rows = _rows(tok, split_data)
+    collate = StepCollator(tok.pad_token_id, True)
+
+    def packed(order):
+        batch = collate([{**rows[i], "micro": 0} for i in order])["micro_batches"][0]
+        return _record_losses(model, batch, True)
+
+    target = packed([0])[0]
+    assert packed([3, 0, 5])[1] == pytest.approx(target, abs=1e-5, rel=1e-5)
+    assert packed([5, 4, 3, 0])[3] == pytest.approx(target, abs=1e-5, rel=1e-5)
+    # The same tokens without the restarting positions (one long record) do change it: the
+    # equality above comes from the block-diagonal attention, not from chance.
+    batch = collate([{**rows[i], "micro": 0} for i in (3, 0)])["micro_batches"][0]
+    batch["position_ids"] = torch.arange(batch["input_ids"].shape[1])[None]
+    del batch["cu_seq_lens_q"], batch["cu_seq_lens_k"], batch["max_length_q"]
+    del batch["max_length_k"], batch["seq_idx"]
+    with torch.no_grad():
+        leaky = model(**{k: v for k, v in batch.items() if k != "labels"},
+                      use_cache=False).logits
+    second = (batch["labels"][0, 1:] != -100).nonzero().flatten()
+    second = second[second > len(rows[3]["input_ids"])]
+    leaky_loss = torch.nn.functional.cross_entropy(leaky[0, second], batch["labels"][0,
+                                                   second + 1])
+    assert abs(float(leaky_loss) - target) > 1e-3
+
+
+class FirstStepGradients:
+    """Keeps the trainable parameters' gradients before the first optimizer step, then
+    stops training."""
+
+    def __new__(cls):
+        from transformers import TrainerCallback
+
+        class Keep(TrainerCallback):
+            grads: dict = {}
+
+            def on_pre_optimizer_step(self, args, state, control, model=None, **kw):
+                self.grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()
+                              if p.requires_grad}
+
+            def on_step_end(self, args, state, control, **kw):
+                control.should_training_stop = True
+
+        return Keep()
+
+
+def test_one_step_gradient_equals_batch_one_accumulation(split_data, base_model, tmp_path):
+    from webtraj.train.config import LoraSettings, TrainConfig
+    from webtraj.train.sft import train
+
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(split_data / "validation.jsonl", data / "train.jsonl")  # 11 records
+    n = len((data / "train.jsonl").read_bytes().splitlines())
+    runs = {"batch 1 x accumulation": {"batching": "records", "per_device_batch": 1},
+            "tokens, packed": {"packing": "on", "tokens_per_batch": 1500},
+            "tokens, length-grouped": {"packing": "off", "tokens_per_batch": 1500}}
+    grads, results = {}, {}
+    for name, opts in runs.items():
+        keep = FirstStepGradients()
+        cfg = TrainConfig(data=data, base=str(base_model), out=tmp_path / name, epochs=1,
+                          batch_size=n, learning_rate=1e-2, warmup_ratio=0, max_grad_norm=0,
+                          lora=LoraSettings(**TINY_LORA), resume=False, **opts)
+        results[name] = train(cfg, callbacks=[keep])
+        grads[name] = keep.grads
+    ref = grads["batch 1 x accumulation"]
+    assert ref and sum(float(g.abs().sum()) for g in ref.values()) > 0
+    for name in ("tokens, packed", "tokens, length-grouped"):
+        b = results[name].batching
+        assert b.mode == "tokens" and b.records_per_step == n and 1 < b.micro_batches < n
+        assert b.layout == ("packed" if "packed" in name else "padded")
+        assert results[name].first_loss == pytest.approx(
+            results["batch 1 x accumulation"].first_loss, rel=1e-5)
+        for param, g in ref.items():
+            torch.testing.assert_close(grads[name][param], g, atol=1e-6, rtol=1e-5,
+                                       msg=lambda m, p=param, k=name: f"{k} {p}: {m}")
+    on_disk = orjson.loads((tmp_path / "tokens, packed" / "train_result.json").read_bytes())
+    assert on_disk["batching"]["attention_path"].startswith("packed rows, block-diagonal")
+    assert on_disk["batching"]["tokens_per_batch_from"] == "option"

@@ -6,7 +6,6 @@ optimizer step equals the Trainer's batch-1 accumulation of the same records."""
 from __future__ import annotations
 
 import random
-import shutil
 
 import orjson
 import pytest
@@ -173,11 +172,18 @@ def test_one_step_gradient_equals_batch_one_accumulation(split_data, base_model,
 
     data = tmp_path / "data"
     data.mkdir()
-    shutil.copy(split_data / "validation.jsonl", data / "train.jsonl")  # 11 records
-    n = len((data / "train.jsonl").read_bytes().splitlines())
+    lines = (split_data / "validation.jsonl").read_bytes().splitlines()[:6]
+    (data / "train.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    n = len(lines)
+    from webtraj.train.data import read_split, token_length
+    from webtraj.train.sft import load_tokenizer
+
+    tok = load_tokenizer(str(base_model))
+    budget = 2 * max(token_length(tok, e) for e in read_split(data / "train.jsonl",
+                                                              few_shot=True))
     runs = {"batch 1 x accumulation": {"batching": "records", "per_device_batch": 1},
-            "tokens, packed": {"packing": "on", "tokens_per_batch": 1500},
-            "tokens, length-grouped": {"packing": "off", "tokens_per_batch": 1500}}
+            "tokens, packed": {"packing": "on", "tokens_per_batch": budget},
+            "tokens, length-grouped": {"packing": "off", "tokens_per_batch": budget}}
     grads, results = {}, {}
     for name, opts in runs.items():
         keep = FirstStepGradients()

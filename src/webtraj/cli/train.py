@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -108,7 +109,8 @@ def train(
         result = run_with_progress(cfg, run_train)
     except InputError as exc:
         raise fail(escape(str(exc))) from None
-    print_summary(result)
+    if int(os.environ.get("RANK", "0")) == 0:  # once under accelerate launch / torchrun
+        print_summary(result)
 
 
 def run_with_progress(cfg, run_train):  # noqa: ANN001, ANN201 - lazily imported types

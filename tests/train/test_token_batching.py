@@ -85,8 +85,9 @@ def lora_model(base_model):
 
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_pretrained(base_model, dtype=torch.float32)
+    # init_lora_weights=False: a non-zero adapter, so LoRA takes part in the forward.
     model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, target_modules="all-linear",
-                                             task_type="CAUSAL_LM", init_lora_weights=False))  # adapter not zero
+                                             task_type="CAUSAL_LM", init_lora_weights=False))
     assert model.config._attn_implementation == "sdpa"
     return model.eval(), load_tokenizer(str(base_model))
 
@@ -206,3 +207,46 @@ def test_one_step_gradient_equals_batch_one_accumulation(split_data, base_model,
     on_disk = orjson.loads((tmp_path / "tokens, packed" / "train_result.json").read_bytes())
     assert on_disk["batching"]["attention_path"].startswith("packed rows, block-diagonal")
     assert on_disk["batching"]["tokens_per_batch_from"] == "option"
+
+
+def test_default_budget_rule_fits_the_issue_figures():
+    """The GPU rule, with issue 29's H200 (141 GB) and Llama configs: the 0.73B config takes
+    a whole 16-record step (~1,650 tokens each) in one micro-batch; the 7.0B config 4 to 7
+    records (the bare loop fitted batches of 4, not 8)."""
+    from webtraj.train.batching import activation_bytes_per_token, budget_from_memory
+
+    h200 = 141 * 10**9
+    small = budget_from_memory(h200, int(0.8e9) * 2,
+                               activation_bytes_per_token(16, 2048, 32_000, 2, False))
+    big = budget_from_memory(h200, int(7.1e9) * 2,
+                             activation_bytes_per_token(32, 4096, 32_000, 2, False))
+    assert small >= 16 * 1650 and small % 256 == 0
+    assert 4 * 1650 <= big < 8 * 1650
+    checkpointed = budget_from_memory(h200, int(7.1e9) * 2,
+                                      activation_bytes_per_token(32, 4096, 32_000, 2, True))
+    assert checkpointed > 8 * big
+
+
+def test_missing_packages_for_qlora_and_report_to_are_named(tmp_path, base_model):
+    import importlib.util
+
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+
+    (tmp_path / "train.jsonl").write_text(
+        '{"messages": [{"role": "user", "content": "hi"}, '
+        '{"role": "assistant", "content": "ok"}]}\n')
+    common = ["train", "--data", str(tmp_path), "--base", str(base_model), "--out",
+              str(tmp_path / "out")]
+    cases = [(["--quantization", "4bit"], "bitsandbytes", "bitsandbytes"),
+             (["--report-to", "wandb"], "wandb", "wandb")]
+    for extra, package, words in cases:
+        if importlib.util.find_spec(package) is not None:
+            continue  # installed here: nothing missing to report
+        res = CliRunner().invoke(app, [*common, *extra])
+        out = " ".join(res.output.split())
+        assert res.exit_code == 2 and f"pip install {words}" in out, res.output
+        assert "Traceback" not in res.output
+    res = CliRunner().invoke(app, [*common, "--packing", "sideways"])
+    assert res.exit_code == 2 and "packing" in res.output and "Traceback" not in res.output

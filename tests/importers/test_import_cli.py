@@ -231,7 +231,7 @@ def test_webarena_verified_check_on_a_redacted_cookie_is_unscored_not_scored(tmp
     assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
     with RunStore.open(run) as store:
         scores = {x.evaluator: x for x in store.scores("5__imported__t0")}
-    net = scores["NetworkEventEvaluator"]
+    [net] = [x for name, x in scores.items() if name.startswith("NetworkEventEvaluator[")]
     assert net.value is None and "redacted" in net.reason  # before: 1.0 against [REDACTED]
 
 
@@ -266,5 +266,6 @@ def test_webarena_verified_check_on_a_redacted_form_field_is_unscored(tmp_path):
     assert s["imported"] == 1 and "form field new_password" in s["problems"][0]["message"]
     assert runner.invoke(app, ["eval", "--run", str(run)]).exit_code == 0
     with RunStore.open(run) as store:
-        net = {x.evaluator: x for x in store.scores("6__imported__t0")}["NetworkEventEvaluator"]
+        net = {x.evaluator: x for x in store.scores("6__imported__t0")}[
+            "NetworkEventEvaluator[POST __SHOPPING__/account/save]"]
     assert net.value is None and "redacted" in net.reason

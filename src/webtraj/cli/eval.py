@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.progress import JobProgress
 from webtraj.model import InputError
 from webtraj.model.jsonfile import read_json
 
@@ -36,6 +37,8 @@ def rescore_run(
     llm: str = typer.Option(None, "--llm", help="Model spec for model-based evaluators."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM cache."),
     site: str = typer.Option(None, "--site", help="Only trajectories of this site."),
+    prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
+                                "(USD per million tokens, by model name) for a cost estimate."),
 ) -> None:
     """Score stored trajectories again; new scores are kept beside the old ones (reports use
     the newest). Cached model calls make a repeated re-score free.
@@ -50,10 +53,16 @@ def rescore_run(
     from webtraj.evaluate.registry import check as check_evaluator
     from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.evaluate.spec import parse_evaluator_spec
+    from webtraj.llm.usage import merge_run_usage
+    from webtraj.report import queries as q
     from webtraj.report.html import write_report
+    from webtraj.report.metrics import run_metrics
+    from webtraj.report.tables import metrics_table, usage_of
+    from webtraj.report.usage import load_prices
     from webtraj.store import RunStore
 
     try:
+        price_table = load_prices(prices) if prices else None
         configs = [parse_evaluator_spec(e) for e in evaluator] if evaluator else None
         for i, config in enumerate(configs or ()):
             check_evaluator(config, record=f"--evaluator {i + 1}")
@@ -62,21 +71,28 @@ def rescore_run(
         raise fail(str(exc)) from None
     with store:
         envs = RunEnvironments(store.info, llm=llm, no_cache=no_cache)
-        progress = Progress(TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=err_console)
-        with progress:
-            bar = progress.add_task("scoring", total=len(store))
+        with JobProgress(err_console, "scoring") as progress:
+            progress.start(len(store))
             result = score_run(store, configs, envs, site=site,
-                             on_done=lambda tid, scores: progress.advance(bar))
+                               on_done=lambda tid, scores: progress.advance())
         usage = envs.llm.usage() if envs.llm is not None else None
+        if usage is not None and usage.models:
+            store.update_info(usage=merge_run_usage(store.info.usage, usage, key="judges"))
         write_report(store)  # the static report shows the new scores
+        conn = q.open_index(store.root)
+        try:
+            metrics = run_metrics(conn)
+        finally:
+            conn.close()
     for c in result.corrupt:
         err_console.print(f"[red]skipped corrupt trajectory:[/] {esc(c.error)}", highlight=False)
     console.print(f"scored {result.trajectories} trajectories: {result.scores} scores, "
                   f"{result.unscored} unscored, {result.errors} errors, "
                   f"{len(result.corrupt)} corrupt skipped")
-    if usage is not None:
-        console.print(f"model calls: {esc(usage.model_dump(mode='json'))}")
+    console.print(metrics_table(metrics, title=f"metrics ({esc(run.name)})"))
+    table = usage_of(usage, "judges", price_table) if usage is not None else None
+    if table is not None:
+        console.print(table)
 
 
 def _task_ids(values: list[str] | None) -> list[str] | None:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from webtraj.cli.common import UsageError, console, err_console, esc, fail
+from webtraj.cli.progress import JobProgress
 from webtraj.model.errors import require_extra
 
 if TYPE_CHECKING:
-    from webtraj.execute.run import RunPlan
+    from webtraj.execute.run import EpisodeEvent, RunPlan
 
 
 def run(
@@ -61,6 +61,9 @@ def run(
         "them."),
     screenshot_quality: int = typer.Option(80, "--screenshot-quality", min=1, max=100,
                                            help="Quality of jpeg/webp screenshots."),
+    prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
+                                "(USD per million tokens, by model name) for the cost estimate "
+                                "at the end."),
     out: Path = typer.Option(..., "--out", help="Run directory (re-run to resume)."),
 ) -> None:
     """Run an agent on tasks in a real browser, record, score and report.
@@ -73,16 +76,21 @@ def run(
     from webtraj.agents.plugins import load_options_file, parse_option_pairs
     from webtraj.agents.protocol import AgentError
     from webtraj.evaluate.spec import parse_evaluator_spec
-    from webtraj.execute.run import EpisodeEvent, RunConfig, execute_run
+    from webtraj.execute.run import RunConfig, execute_run
     from webtraj.execute.sandbox import reachable_sandbox_host
     from webtraj.model import InputError
     from webtraj.report.html import write_report
-    from webtraj.report.tables import outcome_table
+    from webtraj.report.tables import run_tables
+    from webtraj.report.usage import load_prices
 
     try:
         reachable_sandbox_host(sandbox_host)
     except InputError as exc:
         raise fail(f"--sandbox-host {sandbox_host}: {exc.message}") from None
+    try:
+        price_table = load_prices(prices) if prices else None
+    except InputError as exc:
+        raise fail(str(exc)) from None
     try:
         options = load_options_file(agent_options) if agent_options else {}
         options.update(parse_option_pairs(agent_option or []))
@@ -105,10 +113,8 @@ def run(
         raise fail(str(exc)) from None
     if executor == "ray":
         require_extra("ray", feature="--executor ray")
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                        MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
-                        TimeElapsedColumn(), console=err_console)
-    state = {"done": 0, "errors": 0, "success": 0, "scored": 0, "bar": None}
+    progress = JobProgress(err_console, "episodes")
+    tally = _Tally()
 
     def on_plan(plan: RunPlan) -> None:
         for e in plan.task_errors:
@@ -118,16 +124,10 @@ def run(
         _check_task_ids(config.task_ids, plan)
         if plan.skipped:
             err_console.print(f"resuming: {plan.skipped} episode(s) already done")
-        state["bar"] = progress.add_task("episodes", total=len(plan.specs), stats="")
+        progress.start(len(plan.specs))
 
     def on_episode(ev: EpisodeEvent) -> None:
-        state["done"] += 1
-        state["errors"] += ev.error is not None
-        if ev.headline is not None:
-            state["scored"] += 1
-            state["success"] += ev.headline >= 1.0
-        sr = f"SR {state['success'] / state['scored']:.2f}" if state["scored"] else "SR -"
-        progress.update(state["bar"], advance=1, stats=f"{sr}  errors {state['errors']}")
+        progress.advance(tally.add(ev))
 
     command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
@@ -139,9 +139,36 @@ def run(
     except RuntimeError as exc:  # the run could not go on (not the user's input)
         raise fail(str(exc), code=1) from None
     with store:
-        console.print(outcome_table(store))
+        console.print(run_tables(store, price_table))
         report = write_report(store)
     console.print(f"run: {esc(out)}   report: {esc(report)}", highlight=False)
+
+
+class _Tally:
+    """The running headline of a run for its progress line: the success rate of the
+    suite's headline value, named as the family ranked first names its rate (SR, success,
+    pass), errors apart."""
+
+    def __init__(self) -> None:
+        self.errors = 0
+        self.scored = 0
+        self.success = 0
+        self.label = "success"
+
+    def add(self, ev: EpisodeEvent) -> str:
+        from webtraj.evaluate.metrics import family_of
+
+        if ev.scores:
+            name = min(ev.scores, key=lambda n: (family_of(n).order,
+                                                 n != family_of(n).preferred, n))
+            family = family_of(name)
+            self.label = next((m.label for m in family.metrics if m.is_rate), "success")
+        if ev.error is None and ev.headline is not None:
+            self.scored += 1
+            self.success += ev.headline >= 1.0
+        self.errors += ev.error is not None
+        rate = f"{self.success / self.scored:.2f}" if self.scored else "-"
+        return f"{self.label} {rate}  errors {self.errors}"
 
 
 def _check_task_ids(task_ids: tuple[str, ...], plan: RunPlan) -> None:

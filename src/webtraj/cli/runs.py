@@ -27,23 +27,58 @@ def _open(run: Path) -> RunStore:
         raise fail(str(exc)) from None
 
 
+def _shown_path(path: Path, root: Path) -> str:
+    """A run's path relative to the folder listed (the folder's name for the run itself)."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return str(path)
+    return str(rel) if str(rel) != "." else (root.name or str(root))
+
+
+def _prices(path: Path | None):  # noqa: ANN202 - PriceTable, imported lazily
+    if path is None:
+        return None
+    from webtraj.report.usage import load_prices
+
+    try:
+        return load_prices(path)
+    except InputError as exc:
+        raise fail(str(exc)) from None
+
+
+PRICES_HELP = ("JSON or YAML file of model prices, USD per million tokens: "
+               "{\"gpt-4o*\": {\"prompt\": 2.5, \"completion\": 10}}; adds an estimated cost.")
+
+
 @app.command("list")
 def list_runs(
     root: Path = typer.Argument(Path("runs"), help="Folder to search for runs."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """List the runs at or below ROOT.
+    """List the runs at or below ROOT with their headline metric and errors.
 
     Example: webtraj runs list runs/ --json
     """
+    from webtraj.report import queries as q
+    from webtraj.report.metrics import run_metrics
+
     entries = []
     for path in find_runs(root):
         try:
             with RunStore.open(path) as store:
+                conn = q.open_index(store.root)
+                try:
+                    metrics = run_metrics(conn)
+                finally:
+                    conn.close()
                 entries.append({"path": str(path), "run_id": store.info.run_id,
                                 "name": store.info.name, "created_at": store.info.created_at,
                                 "command": store.info.command, "trajectories": len(store),
-                                "corrupt": len(store.corrupt)})
+                                "errors": metrics.episode_errors,
+                                "corrupt": len(store.corrupt),
+                                "headline": metrics.headline_text(),
+                                "metrics": metrics.model_dump(mode="json")})
         except InputError as exc:
             entries.append({"path": str(path), "error": str(exc)})
         except sqlite3.DatabaseError as exc:  # one damaged index never hides the other runs
@@ -52,15 +87,19 @@ def list_runs(
         print_json(entries)
         return
     table = Table(title=f"runs under {esc(root)}")
-    for col in ("path", "run id", "created", "trajectories", "command"):
-        table.add_column(col)
+    table.add_column("run", overflow="fold", ratio=2)
+    table.add_column("created", no_wrap=False, max_width=10)
+    table.add_column("episodes", justify="right", no_wrap=True)
+    table.add_column("errors", justify="right", no_wrap=True)
+    table.add_column("headline", overflow="fold", ratio=3)
     for e in entries:
+        shown = esc(_shown_path(Path(e["path"]), root))
         if "error" in e:
-            table.add_row(esc(e["path"]), "[red]unreadable[/]", "", "", esc(e["error"]))
+            table.add_row(shown, "", "", "[red]unreadable[/]", esc(e["error"]))
             continue
         created = datetime.fromtimestamp(e["created_at"], UTC).strftime("%Y-%m-%d %H:%M")
-        table.add_row(esc(e["path"]), esc(e["run_id"]), created, str(e["trajectories"]),
-                      esc(e["command"]))
+        table.add_row(shown, created, str(e["trajectories"]), str(e["errors"]),
+                      esc(e["headline"]))
     console.print(table)
 
 
@@ -68,33 +107,40 @@ def list_runs(
 def show(
     run: Path = typer.Argument(..., help="Run directory."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    prices: Path = typer.Option(None, "--prices", help=PRICES_HELP),
 ) -> None:
-    """Show a run: its configuration, an aggregate per evaluator and one row per trajectory.
+    """Show a run: its metrics per evaluator family (errors apart), model usage, and one row
+    per trajectory.
 
     Example: webtraj runs show runs/demo --json
     """
+    from webtraj.report.tables import metrics_table, usage_table
+    from webtraj.report.usage import run_usage
+
+    price_table = _prices(prices)
     with _open(run) as store:
-        summary = summarize(store)
+        summary = summarize(store, prices=price_table)
+        usage = usage_table(run_usage(store.info), price_table)
     if as_json:
         print_json(summary.model_dump(mode="json"))
         return
-    console.print(f"[bold]{esc(summary.path)}[/]  run {esc(summary.info.get('run_id'))}  "
-                  f"{summary.n_trajectories} trajectories")
-    if summary.evaluators:
-        t = Table(title="evaluators")
-        for col in ("evaluator", "mean", "SR", "CSR", "scored", "unscored", "errors"):
-            t.add_column(col, justify="right" if col != "evaluator" else "left")
-        for ev in summary.evaluators.values():
-            t.add_row(esc(ev.evaluator), _fmt(ev.mean), _fmt(ev.sr), _fmt(ev.csr), str(ev.scored),
-                      str(ev.unscored), str(ev.errors))
-        console.print(t)
+    console.print(f"[bold]{esc(run)}[/]  run {esc(summary.info.get('run_id'))}  "
+                  f"{summary.n_trajectories} trajectories, {summary.episode_errors} ended in "
+                  "an error", highlight=False)
+    if summary.metrics is not None:
+        console.print(metrics_table(summary.metrics))
+    if usage is not None:
+        console.print(usage)
     t = Table(title="trajectories")
-    for col in ("trajectory", "site", "difficulty", "agent", "steps", "error", "scores"):
-        t.add_column(col)
+    t.add_column("trajectory", overflow="fold", ratio=3)
+    t.add_column("steps", justify="right", no_wrap=True)
+    t.add_column("outcome", overflow="fold", ratio=4)
     for tr in summary.trajectories:
-        scores = ", ".join(f"{k}={_fmt(v)}" for k, v in tr.scores.items())
-        t.add_row(esc(tr.trajectory_id), esc(tr.site or ""), esc(tr.difficulty or ""),
-                  esc(tr.agent), str(tr.n_steps), esc((tr.error or "")[:60]), esc(scores))
+        if tr.error:
+            outcome = f"[red]error[/] {esc(tr.error[:200])}"
+        else:
+            outcome = esc("\n".join(f"{k} {_fmt(v)}" for k, v in tr.scores.items()))
+        t.add_row(esc(tr.trajectory_id), str(tr.n_steps), outcome or "-")
     console.print(t)
     for c in summary.corrupt:
         detail = f"{c.file}: {'field ' + repr(c.field) + ': ' if c.field else ''}{c.message}"
@@ -105,7 +151,7 @@ def show(
 
 
 def _fmt(v: float | None) -> str:
-    return "-" if v is None else f"{v:.3f}"
+    return "unscored" if v is None else f"{v:.3f}"
 
 
 @app.command("export")

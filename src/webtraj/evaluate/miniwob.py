@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from webtraj.evaluate.metrics import Family, Metric, declare
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.registry import registry
 from webtraj.formats.har import load_trace
@@ -141,6 +142,12 @@ class MiniWoBEvaluator(SyncEvaluator):
 def factory(options: dict[str, Any], env: EvalEnv) -> MiniWoBEvaluator:
     return MiniWoBEvaluator(MiniWoBOptions.model_validate({"evaluator": NAME, **options}))
 
+
+FAMILY = declare(Family(name="miniwob", label="MiniWoB++", evaluators=(NAME,), order=20, metrics=(
+    Metric(key="success", label="success", source="success",
+           help="share of scored episodes with a raw reward > 0"),
+    Metric(key="reward", label="reward", source="detail", detail="reward",
+           help="mean time-discounted reward the page gave (episodes it gave one)"))))
 
 if NAME not in registry:
     registry.register(NAME, factory, options=MiniWoBOptions,

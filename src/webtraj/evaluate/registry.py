@@ -158,18 +158,19 @@ registry = Registry()
 
 
 def create(config: Mapping[str, Any], env: EvalEnv | None = None, **kw: Any) -> Evaluator:
-    _load_builtins()
+    load_builtins()
     return registry.create(config, env, **kw)
 
 
 def check(config: Mapping[str, Any], **kw: Any) -> BaseModel | None:
     """Validate one evaluator config (name, plug-in, options) without building it."""
-    _load_builtins()
+    load_builtins()
     return registry.check(config, **kw)
 
 
-def _load_builtins() -> None:
-    # Imported lazily: each package registers its evaluators on first use.
+def load_builtins() -> None:
+    """Import the built-in evaluator packages: each registers its evaluators (and declares
+    its metric family) on import."""
     import webtraj.evaluate.constraints.plugin  # noqa: F401
     import webtraj.evaluate.miniwob  # noqa: F401
     import webtraj.evaluate.outcome.plugin  # noqa: F401

@@ -1,6 +1,11 @@
 """Scoring a stored trajectory with the evaluators its task declares (or ones given on the
 command line). A config that cannot be used, or an evaluator that fails, becomes an unscored
-score with the reason: one bad config never stops the run."""
+score with the reason: one bad config never stops the run.
+
+An episode that ended in an infrastructure error (model endpoint down, browser crash,
+timeout: `Trajectory.error`) is never judged: each evaluator gets an unscored score marked
+as an error with the episode's error as the reason, so no 0 (or 1) is ever stored for it and
+scoring it again cannot bring one back."""
 
 from __future__ import annotations
 
@@ -24,6 +29,9 @@ async def score_trajectory(trajectory: Trajectory, artifacts: Path | None, env: 
         except (InputError, ValueError) as exc:
             scores.append(Score.unscored(name, f"bad evaluator config: {exc}", error=True))
             continue
+        if trajectory.error:
+            scores.append(episode_error_score(evaluator.name, trajectory.error))
+            continue
         try:
             scores.extend(await evaluator.evaluate(trajectory, artifacts))
         except Exception as exc:  # an evaluator bug is reported, never turned into a score
@@ -31,6 +39,11 @@ async def score_trajectory(trajectory: Trajectory, artifacts: Path | None, env: 
                                          f"evaluator failed: {type(exc).__name__}: {exc}",
                                          error=True))
     return _distinct_names(scores)
+
+
+def episode_error_score(evaluator: str, error: str) -> Score:
+    return Score.unscored(evaluator, f"not scored: the episode ended in an error ({error})",
+                          error=True)
 
 
 def _distinct_names(scores: list[Score]) -> list[Score]:

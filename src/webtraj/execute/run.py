@@ -177,11 +177,17 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     timings = dict(store.info.timings)
     timings["last_session_s"] = round(time.monotonic() - started, 3)
     timings["total_s"] = round(timings.get("total_s", 0.0) + timings["last_session_s"], 3)
-    total = Usage()
-    for u in agent_usage + ([envs.llm.usage()] if envs.llm is not None else []):
-        total = total.merge(u)
-    store.update_info(timings=timings, usage=merge_run_usage(store.info.usage, total)
-                      if total.models else store.info.usage)
+    agent_total = Usage()
+    for u in agent_usage:
+        agent_total = agent_total.merge(u)
+    judges = envs.llm.usage() if envs.llm is not None else Usage()
+    usage = dict(store.info.usage)
+    # Per role (what `runs show` and the viewer list) and in total (`usage.llm`).
+    for key, part in (("llm", agent_total.merge(judges)), ("agent", agent_total),
+                      ("judges", judges)):
+        if part.models:
+            usage = merge_run_usage(usage, part, key=key)
+    store.update_info(timings=timings, usage=usage)
     return store
 
 

@@ -110,12 +110,14 @@ class Usage(FrozenModel):
                            for k, v in (data.get("models") or {}).items()})
 
 
-def merge_run_usage(run_usage: Mapping[str, Any], usage: Usage) -> dict[str, Any]:
-    """Return a copy of `RunInfo.usage` with these LLM totals added to what it already holds,
-    e.g. `store.update_info(usage=merge_run_usage(store.info.usage, client.usage()))`."""
+def merge_run_usage(run_usage: Mapping[str, Any], usage: Usage, *,
+                    key: str = RUN_USAGE_KEY) -> dict[str, Any]:
+    """Return a copy of `RunInfo.usage` with these LLM totals added to what it already holds
+    under `key` (`llm`: every model call; `agent`, `judges`: by role), e.g.
+    `store.update_info(usage=merge_run_usage(store.info.usage, client.usage()))`."""
     out = dict(run_usage)
-    before = Usage.from_run_usage(out.get(RUN_USAGE_KEY))  # type: ignore[arg-type]
-    out[RUN_USAGE_KEY] = before.merge(usage).to_run_usage()
+    before = Usage.from_run_usage(out.get(key))  # type: ignore[arg-type]
+    out[key] = before.merge(usage).to_run_usage()
     return out
 
 

@@ -7,12 +7,15 @@ import os
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from webtraj.model.action import action_text
 from webtraj.report import queries as q
+from webtraj.report.metrics import RunMetrics, run_metrics
 from webtraj.report.outcomes import aggregate, outcomes
 from webtraj.report.plot import step_plot
 from webtraj.report.tables import fmt
+from webtraj.report.usage import run_usage
 from webtraj.store.atomic import write_bytes_atomic
 from webtraj.store.run_store import TRAJECTORIES, CorruptTrajectory, RunStore
 
@@ -20,6 +23,16 @@ _env = Environment(loader=PackageLoader("webtraj.report", "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True))
 _env.filters["fmt"] = fmt
 _env.filters["action"] = action_text
+
+
+def metrics_html(metrics: RunMetrics) -> Markup:
+    """The run's metric rows as an HTML table (report.html and the viewer's pages)."""
+    width = max((len(r.metrics) for r in metrics.rows), default=1)
+    return Markup(_env.get_template("metrics.html").render(m=metrics, width=width))
+
+
+def usage_html(info) -> Markup:  # noqa: ANN001 - RunInfo
+    return Markup(_env.get_template("usage.html").render(u=run_usage(info)))
 
 
 def _curve(store: RunStore, trajectory_id: str, evaluator: str | None
@@ -85,9 +98,11 @@ def write_report(store: RunStore, path: str | Path | None = None, *,
         constraints = q.by_constraint(conn, ev)
         plot = step_plot(q.step_curve(conn, ev))
         unscored = q.unscored_reasons(conn)
+        metrics = run_metrics(conn)
     finally:
         conn.close()
     html = _env.get_template("report.html").render(site_curves=site_curves,
+        metrics=metrics_html(metrics), usage=usage_html(store.info),
         constraints=constraints, plot=plot, csr_evaluator=ev, unscored=unscored,
         info=store.info, by_site=aggregate(items, ("site", "difficulty")),
         by_agent=aggregate(items, ("difficulty",)), items=items, details=details,

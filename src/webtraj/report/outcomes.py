@@ -45,7 +45,9 @@ def outcomes(store: RunStore) -> list[Outcome]:
     latest = store.index.latest_score_values()
     out = []
     for row in store.rows():
-        scores = {ev: v[0] for ev, v in latest.get(row.rowid, {}).items()}
+        # An episode that ended in an error has no score, whatever an older version stored.
+        scores = {ev: None if row.error else v[0]
+                  for ev, v in latest.get(row.rowid, {}).items()}
         name, csr = _pick_csr(scores)
         values = list(scores.values())
         task = None if not values or any(v is None for v in values) else float(

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 from pydantic import BaseModel
 
+from webtraj.evaluate.metrics import family_of
 from webtraj.model.ordering import natural_text
 from webtraj.model.score import Score
 from webtraj.store import search, summary
@@ -64,10 +65,17 @@ def evaluators(conn: sqlite3.Connection) -> list[str]:
 
 
 def csr_evaluator(names: list[str]) -> str | None:
-    """The run's main constraint judge: the oracle when present (as report/outcomes does)."""
-    cands = sorted((n for n in names if n.startswith("constraints")),
-                   key=lambda n: (n != "constraints:oracle", n))
-    return cands[0] if cands else None
+    """The run's headline evaluator, whose scores the trajectory list, the site table and the
+    per-step curve show: of the family ranked first (constraints, the oracle first; then
+    MiniWoB++, WebArena-Verified, outcome judges, any other), the preferred instance."""
+    if not names:
+        return None
+
+    def rank(name: str) -> tuple:
+        family = family_of(name)
+        return family.order, name != family.preferred, name
+
+    return min(names, key=rank)
 
 
 def _current_join(conn: sqlite3.Connection, alias: str, kind: str = "LEFT JOIN") -> str:
@@ -395,8 +403,10 @@ def trajectory_page(conn: sqlite3.Connection, ev: str | None, query: ListQuery
     # (value only) and cs its row.
     reason = ("(SELECT reason FROM score_sets cs WHERE cs.id = c.score)"
               if has_summary(conn) else "c.reason")
+    # An episode that ended in an error shows no score, whatever an older version stored.
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
-            f"t.termination, t.intent, t.answer, c.value, {reason}")
+            "t.termination, t.intent, t.answer, CASE WHEN t.error IS NULL THEN c.value END, "
+            f"{reason}")
     if query.needs_scores:
         # A filter on scores keeps only scored rows, so an inner join loses nothing; CROSS
         # JOIN keeps SQLite from driving the query from every current score of the run
@@ -468,7 +478,8 @@ def scores_of(conn: sqlite3.Connection, trajectory_id: str) -> list[Score]:
 
 def task_outcomes(conn: sqlite3.Connection, ev: str | None) -> dict[str, tuple[float, int]]:
     """task_id -> (mean CSR over its scored trials, trials scored), error episodes left out."""
-    sql = (f"SELECT t.task_id, AVG(c.value), COUNT(c.value) FROM tv t{_latest('c', 'JOIN')} "
+    join = _current_join(conn, "c", "JOIN")
+    sql = (f"SELECT t.task_id, AVG(c.value), COUNT(c.value) FROM tv t{join} "
            "WHERE t.error IS NULL AND c.value IS NOT NULL GROUP BY t.task_id")
     return {r[0]: (float(r[1]), int(r[2])) for r in conn.execute(sql, (ev or "",))}
 

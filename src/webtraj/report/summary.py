@@ -1,4 +1,7 @@
-"""Per-run aggregates: per evaluator mean score, SR and CSR, with scored/unscored/error counts."""
+"""Per-run aggregates: the headline metrics per evaluator family (`report.metrics`), per
+evaluator mean score, SR and CSR with scored/unscored/error counts, model usage, and one row
+per trajectory. An episode that ended in an error counts as an error of every evaluator,
+never as scored, whatever score an older version stored for it."""
 
 from __future__ import annotations
 
@@ -7,6 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from webtraj.llm.usage import ModelUsage, PriceTable
+from webtraj.report import queries as q
+from webtraj.report.metrics import RunMetrics, run_metrics
+from webtraj.report.usage import run_usage, trajectory_usage
 from webtraj.store.run_store import RunStore
 
 
@@ -31,6 +38,9 @@ class TrajectorySummary(BaseModel):
     n_steps: int
     error: str | None
     scores: dict[str, float | None]
+    # The agent's model usage in this episode, and its wall time.
+    usage: ModelUsage | None = None
+    wall_s: float | None = None
 
 
 class CorruptEntry(BaseModel):
@@ -44,20 +54,27 @@ class RunSummary(BaseModel):
     path: str
     info: dict[str, Any]
     n_trajectories: int
+    episode_errors: int = 0
+    metrics: RunMetrics | None = None
     evaluators: dict[str, EvaluatorSummary]
+    usage: dict[str, Any] = {}
     trajectories: list[TrajectorySummary]
     corrupt: list[CorruptEntry]
 
 
-def summarize(store: RunStore, *, verify: bool = True) -> RunSummary:
+def summarize(store: RunStore, *, verify: bool = True,
+              prices: PriceTable | None = None) -> RunSummary:
     """Aggregate a run. With `verify`, every trajectory file is read so that a corrupt one is
-    reported (and left out) instead of silently listed."""
+    reported (and left out) instead of silently listed, and each row gets its usage."""
     latest = store.index.latest_score_values()
     corrupt = [_corrupt(c.trajectory_id, c.error) for c in store.corrupt]
     bad_ids = {c.trajectory_id for c in corrupt}
+    per_traj: dict[str, tuple[ModelUsage | None, float | None]] = {}
     if verify:
-        for tid, exc in _unreadable(store):
-            if tid not in bad_ids:
+        for tid, exc, usage in _read_all(store):
+            if exc is None:
+                per_traj[tid] = usage
+            elif tid not in bad_ids:
                 corrupt.append(_corrupt(tid, exc))
                 bad_ids.add(tid)
     evaluators: dict[str, EvaluatorSummary] = {}
@@ -68,17 +85,19 @@ def summarize(store: RunStore, *, verify: bool = True) -> RunSummary:
         if row.trajectory_id in bad_ids:
             continue
         per = latest.get(row.rowid, {})
+        usage, wall = per_traj.get(row.trajectory_id, (None, None))
         rows.append(TrajectorySummary(
             trajectory_id=row.trajectory_id, task_id=row.task_id, site=row.site,
             difficulty=row.difficulty, agent=row.agent, trial=row.trial, n_steps=row.n_steps,
-            error=row.error, scores={ev: v[0] for ev, v in per.items()}))
+            error=row.error, usage=usage, wall_s=wall,
+            scores={ev: None if row.error else v[0] for ev, v in per.items()}))
         for ev, (value, err, has_constraints) in per.items():
             agg = evaluators.setdefault(ev, EvaluatorSummary(evaluator=ev))
-            if value is not None:
+            if row.error or (value is None and err):
+                agg.errors += 1
+            elif value is not None:
                 agg.scored += 1
                 sums.setdefault(ev, []).append(value)
-            elif err:
-                agg.errors += 1
             else:
                 agg.unscored += 1
             is_csr[ev] = is_csr.get(ev, False) or has_constraints
@@ -89,19 +108,31 @@ def summarize(store: RunStore, *, verify: bool = True) -> RunSummary:
             agg.sr = sum(1 for v in values if v >= 1.0) / len(values)
             if is_csr.get(ev):
                 agg.csr = agg.mean
+    conn = q.open_index(store.root)
+    try:
+        metrics = run_metrics(conn)
+    finally:
+        conn.close()
     return RunSummary(path=str(store.root), info=store.info.model_dump(mode="json"),
-                      n_trajectories=len(rows), evaluators=evaluators, trajectories=rows,
+                      n_trajectories=len(rows), episode_errors=sum(1 for r in rows if r.error),
+                      metrics=metrics, evaluators=evaluators,
+                      usage=run_usage(store.info).summary(prices), trajectories=rows,
                       corrupt=corrupt)
 
 
-def _unreadable(store: RunStore) -> Iterator[tuple[str, Exception]]:
+def _read_all(store: RunStore) -> Iterator[tuple[str, Exception | None,
+                                                 tuple[ModelUsage | None, float | None]]]:
     from webtraj.model.errors import InputError
 
     for row in store.rows():
         try:
-            store.load_trajectory(row.trajectory_id)
+            traj = store.load_trajectory(row.trajectory_id)
         except InputError as exc:
-            yield row.trajectory_id, exc
+            yield row.trajectory_id, exc, (None, None)
+            continue
+        wall = (traj.finished_at - traj.started_at
+                if traj.finished_at is not None and traj.started_at is not None else None)
+        yield row.trajectory_id, None, (trajectory_usage(traj.metadata), wall)
 
 
 def _corrupt(tid: str, exc: Exception) -> CorruptEntry:

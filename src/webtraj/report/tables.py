@@ -1,11 +1,16 @@
-"""Rich tables for the terminal."""
+"""Rich tables for the terminal, made to fit 80 columns: few columns, long text wrapped
+(never cut to one shared prefix), metrics one per line."""
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
 
-from webtraj.report.outcomes import aggregate, outcomes
+from webtraj.llm.usage import PriceTable, Usage
+from webtraj.report import queries as q
+from webtraj.report.metrics import MetricRow, RunMetrics, run_metrics
+from webtraj.report.usage import RunUsage, run_usage
 from webtraj.store.run_store import RunStore
 
 
@@ -13,13 +18,101 @@ def fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
-def outcome_table(store: RunStore) -> Table:
-    rows = aggregate(outcomes(store), ("site", "difficulty"))
-    table = Table(title=f"SR / CSR by site and difficulty ({escape(str(store.root))})")
-    for col in ("site", "difficulty", "episodes", "scored", "SR", "CSR", "task score", "errors"):
-        table.add_column(col, justify="left" if col in ("site", "difficulty") else "right")
-    for r in rows:
-        table.add_row(*(escape(str(g)) for g in r.group), str(r.n), str(r.scored), fmt(r.sr),
-                      fmt(r.csr), fmt(r.task_score), str(r.errors),
-                      style="bold" if r.group[0] == "all" else None)
+def metric_lines(row: MetricRow) -> str:
+    """Each metric on its own line; its n only where it differs from the row's scored."""
+    out = []
+    for m in row.metrics:
+        if m.value is None:
+            out.append(f"{m.label} -")
+            continue
+        ci = f" [{m.low:.2f}-{m.high:.2f}]" if m.low is not None and m.high is not None else ""
+        n = f" n={m.n}" if m.n != row.scored else ""
+        out.append(f"{m.label} {m.value:.3f}{ci}{n}")
+    return "\n".join(out)
+
+
+def metrics_table(metrics: RunMetrics, title: str = "metrics") -> Table:
+    """One row per evaluator (or family of checks), its metrics with Wilson 95% intervals;
+    episodes that ended in an error counted apart, never scored."""
+    caption = (f"{metrics.episodes} episodes, {metrics.episode_errors} ended in an error "
+               "(never scored); rates with Wilson 95% intervals")
+    table = Table(title=title, caption=caption, expand=False)
+    table.add_column("evaluator", overflow="fold", ratio=3)
+    for col in ("scored", "unscored", "errors"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("metrics", overflow="fold", ratio=4)
+    for r in metrics.rows:
+        name = f"  {r.name}" if r.part_of else r.name
+        table.add_row(escape(name), str(r.scored), str(r.unscored), str(r.errors),
+                      escape(metric_lines(r)), style=None if r.part_of else "bold")
+    if not metrics.rows:
+        table.add_row("(no scores)", "0", "0", "0", "")
     return table
+
+
+def site_table(conn, metrics: RunMetrics) -> Table | None:  # noqa: ANN001 - sqlite3 conn
+    """The headline evaluator by site and difficulty (episodes with an error apart)."""
+    head = metrics.headline
+    if head is None or head.part_of is not None or len(head.evaluators) != 1:
+        return None
+    ev = head.evaluators[0]
+    cells = q.by_site_difficulty(conn, ev)
+    if len(cells) < 2:
+        return None
+    success = next((m.label for m in head.metrics if m.key in ("sr", "success")), "success")
+    mean = next((m.label for m in head.metrics if m.key == "csr"), "mean")
+    table = Table(title=f"{escape(ev)} by site and difficulty")
+    for col in ("site", "difficulty", "episodes", "scored", success, mean, "errors"):
+        table.add_column(escape(col), justify="left" if col in ("site", "difficulty")
+                         else "right", overflow="fold")
+    for c in [*cells, q.total_of(cells)]:
+        group = c.group if len(c.group) == 2 else (c.group[0], "")
+        table.add_row(*(escape(g) for g in group), str(c.n), str(c.scored), fmt(c.sr),
+                      fmt(c.csr), str(c.errors), style="bold" if c.group == ("all",) else None)
+    return table
+
+
+def usage_table(usage: RunUsage, prices: PriceTable | None = None,
+                title: str = "model usage") -> Table | None:
+    """Calls, tokens, cache hits, time and (with prices) estimated cost, per role and model."""
+    rows = usage.rows(prices)
+    if not rows and usage.wall_s is None:
+        return None
+    caption = f"wall time {usage.wall_s:.1f}s" if usage.wall_s is not None else None
+    table = Table(title=title, caption=caption)
+    table.add_column("role/model", overflow="fold")
+    for col in ("calls", "cached", "prompt", "completion", "cost $"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for r in rows:
+        table.add_row(escape(f"{r.role}/{r.model}"), str(r.usage.calls),
+                      str(r.usage.cache_hits), str(r.usage.prompt_tokens),
+                      str(r.usage.completion_tokens),
+                      "-" if r.cost_usd is None else f"{r.cost_usd:.4f}")
+    return table
+
+
+def usage_of(u: Usage, role: str, prices: PriceTable | None = None) -> Table | None:
+    return usage_table(RunUsage(roles={role: u}), prices)
+
+
+def run_tables(store: RunStore, prices: PriceTable | None = None) -> Group:
+    """What a finished run prints: its metrics, the headline by site and difficulty, and its
+    model usage."""
+    conn = q.open_index(store.root)
+    try:
+        metrics = run_metrics(conn)
+        parts: list = [metrics_table(metrics, title=f"metrics ({escape(store.root.name)})")]
+        sites = site_table(conn, metrics)
+    finally:
+        conn.close()
+    if sites is not None:
+        parts.append(sites)
+    usage = usage_table(run_usage(store.info), prices)
+    if usage is not None:
+        parts.append(usage)
+    return Group(*parts)
+
+
+def outcome_table(store: RunStore) -> Group:
+    """Kept for callers of the older name: the run's tables."""
+    return run_tables(store)

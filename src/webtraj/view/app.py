@@ -24,6 +24,7 @@ from webtraj.model.errors import InputError
 from webtraj.model.ordering import difficulty_key, group_key, natural_key
 from webtraj.model.trajectory import Trajectory
 from webtraj.report import queries as q
+from webtraj.report.html import metrics_html, usage_html
 from webtraj.report.plot import step_plot
 from webtraj.store.decisions import decisions_of
 from webtraj.view.compare import Column, align, task_table
@@ -125,7 +126,8 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
                    difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"},
                                        key=difficulty_key),
                    page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP,
-                   natural_limit=q.NATURAL_LIMIT)
+                   natural_limit=q.NATURAL_LIMIT, metrics_html=metrics_html(st.metrics),
+                   usage_html=usage_html(info))
         return _page("run.html", **ctx)
 
     def trajectory_page(request: Request) -> Response:

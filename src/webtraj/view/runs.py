@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
 from webtraj.report import queries as q
+from webtraj.report.usage import run_usage
 from webtraj.store.run_store import INDEX_DB, RUN_JSON, TRAJECTORIES, find_runs
 from webtraj.view.stats import run_stats
 
@@ -41,6 +42,9 @@ class RunRow(BaseModel):
     sr: float | None
     csr: float | None
     judges: list[str]
+    # The headline evaluator's metrics (`evaluator: SR 0.50 [..] (n=..) · ...`), and usage.
+    headline: str | None = None
+    usage: str | None = None
     problem: str | None = None
 
 
@@ -132,8 +136,25 @@ def run_row(ref: RunRef) -> RunRow:
     except DAMAGE as exc:
         return RunRow(**base, agent=_agent(info, None), episodes=0, errors=0, sr=None,
                       csr=None, judges=[], problem=damage_text(exc))
-    return RunRow(**base, agent=agent, episodes=total.n, errors=total.errors, sr=total.sr,
-                  csr=total.csr, judges=names)
+    return RunRow(**base, agent=agent, episodes=st.metrics.episodes,
+                  errors=st.metrics.episode_errors, sr=total.sr, csr=total.csr, judges=names,
+                  headline=st.metrics.headline_text(), usage=_usage_text(info))
+
+
+def _usage_text(info: RunInfo) -> str | None:
+    """`12 calls · 3400+560 tokens · 2 cached · $0.0123 · 41 s` for the runs page."""
+    s = run_usage(info).summary()
+    if not s["rows"] and s["wall_s"] is None:
+        return None
+    parts = []
+    if s["rows"]:
+        parts += [f"{s['calls']} calls", f"{s['prompt_tokens']}+{s['completion_tokens']} tokens",
+                  f"{s['cache_hits']} cached"]
+        if s["cost_usd"] is not None:
+            parts.append(f"${s['cost_usd']:.4f}")
+    if s["wall_s"] is not None:
+        parts.append(f"{s['wall_s']:.0f} s")
+    return " · ".join(parts)
 
 
 def _agent(info: RunInfo, indexed: str | None) -> str | None:

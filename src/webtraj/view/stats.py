@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from webtraj.report import queries as q
+from webtraj.report.metrics import RunMetrics, run_metrics
 from webtraj.store.run_store import INDEX_DB
 
 
@@ -23,6 +24,7 @@ class RunStats(BaseModel):
     curve: list[tuple[int, float, int]]
     agreement: list[q.Agreement]
     constraint_agreement: list[q.ConstraintAgreement]
+    metrics: RunMetrics
 
 
 # While a run is being written its index changes all the time: its tables are recomputed at
@@ -54,7 +56,8 @@ def run_stats(root: Path, conn: sqlite3.Connection) -> RunStats:
     stats = RunStats(evaluators=names, csr_evaluator=ev, total=q.total_of(cells),
                      cells=cells, constraints=q.by_constraint(conn, ev),
                      curve=q.step_curve(conn, ev), agreement=q.judge_agreement(conn, names),
-                     constraint_agreement=q.constraint_agreement(conn, names))
+                     constraint_agreement=q.constraint_agreement(conn, names),
+                     metrics=run_metrics(conn))
     _cache[root] = (stamp, time.monotonic(), stats)
     return stats
 

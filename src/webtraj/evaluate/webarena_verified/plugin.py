@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from webtraj.evaluate.metrics import Family, Metric, declare
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.registry import registry
 from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
@@ -23,7 +24,7 @@ from webtraj.model import InputError, Score, Trajectory
 
 class WavEvaluator(SyncEvaluator):
     def __init__(self, name: str, options: dict[str, Any], env: EvalEnv) -> None:
-        self.name = name
+        self.name = instance_name(name, options)
         self._config = {"evaluator": name, **options}
         self._evaluator = build(self._config)
         self._env = env
@@ -56,7 +57,24 @@ class WavEvaluator(SyncEvaluator):
                 _check_on_served_sites(ctx)
         except (InputError, ValueError) as exc:
             return [Score.unscored(self.name, str(exc), error=True)]
-        return [self._evaluator.evaluate(ctx).to_score()]
+        score = self._evaluator.evaluate(ctx).to_score()
+        return [score.model_copy(update={"evaluator": self.name})]
+
+
+def instance_name(name: str, options: dict[str, Any]) -> str:
+    """A network check is named by the request it looks for (`NetworkEventEvaluator[GET
+    __HOTELS__/search]`, `[no POST ...]` for one that must not happen), so a task's checks
+    keep apart by what they check, not by their order."""
+    expected = options.get("expected")
+    if name != "NetworkEventEvaluator" or not isinstance(expected, dict):
+        return name
+    url = expected.get("url")
+    if isinstance(url, list):
+        url = f"{url[0]} (or {len(url) - 1} more)" if len(url) > 1 else (url[0] if url else "")
+    url = str(url or "").split("?")[0]
+    method = str(expected.get("http_method") or "GET").upper()
+    prefix = "no " if options.get("should_not_exist") else ""
+    return f"{name}[{prefix}{method} {url}]"
 
 
 def _check_on_served_sites(ctx: TaskContext) -> None:
@@ -97,6 +115,15 @@ def _task_type(task: Any, config: dict[str, Any]) -> str:
         raise InputError("the task has no AgentResponseEvaluator with an expected task_type "
                          "and no metadata.task_type", record=task.task_id,
                          field="eval") from None
+
+
+FAMILY = declare(Family(
+    name="webarena-verified", label="WebArena-Verified", grouped=True, order=30,
+    evaluators=("AgentResponseEvaluator", "NetworkEventEvaluator"), metrics=(
+        Metric(key="pass", label="pass", source="all_pass",
+               help="share of episodes where every check of the task passed"),
+        Metric(key="check_pass", label="check pass", source="success",
+               help="share of scored checks that passed"))))
 
 
 def _factory(name: str) -> Any:

@@ -1,0 +1,160 @@
+"""Every command's summary shows the metrics of the evaluator family that scored the run,
+with n, errors apart and Wilson intervals: a booking run (constraints SR/CSR and the
+WebArena-Verified checks its tasks declare), a MiniWoB++ run (success and mean reward) and an
+imported WebArena-Verified run (pass rate and per-check pass). Before, MiniWoB++ and
+WebArena-Verified runs ended with "scored 0, SR -" and compared as empty tables."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from factories import SANDBOX_TODAY
+from webtraj.cli.app import app
+from webtraj.model.action import ACTION_PHRASE
+from webtraj.testing import ScriptedLLMServer
+
+runner = CliRunner()
+FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / \
+    "webarena-verified"
+
+
+def _invoke(*args: str) -> str:
+    res = runner.invoke(app, list(args), env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    return res.stdout
+
+
+def _show(run: Path) -> dict:
+    return orjson.loads(_invoke("runs", "show", str(run), "--json"))
+
+
+def _rows(shown: dict) -> dict[str, dict]:
+    return {r["name"]: r for r in shown["metrics"]["rows"]}
+
+
+def _metric(row: dict, key: str) -> dict:
+    return next(m for m in row["metrics"] if m["key"] == key)
+
+
+def _fits(text: str, width: int = 80) -> None:
+    wide = [ln for ln in text.splitlines() if len(ln) > width]
+    assert not wide, wide
+
+
+def _viewer_pages(root: Path, key: str) -> tuple[str, str]:
+    from webtraj.view.server import Viewer
+
+    with Viewer([root]) as v, httpx.Client(base_url=v.url) as http:
+        return http.get("/").text, http.get("/run", params={"r": key}).text
+
+
+def test_booking_run_summaries(tmp_path):
+    out = tmp_path / "runs" / "booking"
+    text = _invoke("run", "--suite", "booking", "--agent", "replay", "--today", SANDBOX_TODAY,
+                   "--task-ids", "booking.hotels.01,booking.cars.01", "--out", str(out))
+    _fits(text)
+    # The end-of-run table: the constraint judge's SR with its interval and CSR.
+    assert re.search(r"constraints:oracle.*SR 1\.000 \[0\.34-1\.00\]", text, re.S)
+    assert "CSR 1.000" in text and "WebArena-Verified" in text
+    rows = _rows(_show(out))
+    oracle = rows["constraints:oracle"]
+    assert (oracle["scored"], oracle["errors"]) == (2, 0)
+    sr = _metric(oracle, "sr")
+    assert sr["value"] == 1.0 and sr["n"] == 2 and sr["low"] == pytest.approx(0.342, abs=1e-3)
+    assert _metric(oracle, "csr")["value"] == 1.0
+    wav = rows["WebArena-Verified"]
+    assert wav["scored"] == 2 and _metric(wav, "pass")["value"] == 1.0
+    # Its network checks are named by the request they look for, not `#2`.
+    names = set(_show(out)["evaluators"])
+    assert not any("#" in n for n in names)
+    assert "NetworkEventEvaluator[no POST __HOTELS__/book]" in names or any(
+        n.startswith("NetworkEventEvaluator[no POST") for n in names)
+    shown = _invoke("runs", "show", str(out))
+    _fits(shown)
+    # Task ids are wrapped, never cut.
+    assert "booking.hotels.01__replay__t0" in shown.replace("\n", "").replace("│", "") \
+        or "booking.hotels.01__replay__t0" in shown
+    listed = orjson.loads(_invoke("runs", "list", str(tmp_path / "runs"), "--json"))
+    assert listed[0]["headline"].startswith("constraints:oracle: SR 1.00 [0.34-1.00] (n=2)")
+    report = (out / "report.html").read_text()
+    assert 'data-metric="sr"' in report and "[0.34–1.00]" in report
+    runs_page, run_page = _viewer_pages(tmp_path / "runs", "booking")
+    assert "constraints:oracle: SR 1.00" in runs_page
+    assert 'data-metric="csr"' in run_page and "WebArena-Verified" in run_page
+
+
+def _miniwob_reply(request) -> str:
+    text = request.last_user
+    if "PREVIOUS ACTIONS:\nNone" not in text:
+        return f"Clicked it. {ACTION_PHRASE} ```stop []```"
+    word = re.search(r'^TASK: .*"([^"]*)"', text, re.M).group(1)
+    for line in text.splitlines():
+        m = re.match(r"\s*\[(\d+)\] \[button\] \[([^\]]*)\]", line)
+        if m and m.group(2) == word:
+            return f"The button is {word}. {ACTION_PHRASE} ```click [{m.group(1)}]```"
+    return f"No such button. {ACTION_PHRASE} ```stop []```"
+
+
+@pytest.mark.skipif(pytest.importorskip("miniwob") is None, reason="needs the miniwob extra")
+def test_miniwob_run_summaries_and_compare(tmp_path):
+    root = tmp_path / "runs"
+    with ScriptedLLMServer(default=_miniwob_reply) as server:
+        for name in ("mw-a", "mw-b"):
+            text = _invoke("run", "--suite", "miniwob", "--task-ids", "click-button",
+                           "--seeds", "0-1", "--agent", "llm", "--llm",
+                           f"base_url={server.base_url},model=scripted", "--max-steps", "3",
+                           "--timeout", "60", "--out", str(root / name))
+    _fits(text)
+    assert "scored 0" not in text and "SR -" not in text
+    assert re.search(r"miniwob.*success 1\.000 \[0\.34-1\.00\]", text, re.S)
+    assert "reward" in text and "agent/scripted" in text  # the usage table
+    row = _rows(_show(root / "mw-a"))["miniwob"]
+    assert (row["scored"], row["errors"]) == (2, 0)
+    assert _metric(row, "success")["value"] == 1.0
+    reward = _metric(row, "reward")
+    assert reward["n"] == 2 and 0 < reward["value"] <= 1
+    listed = orjson.loads(_invoke("runs", "list", str(root), "--json"))
+    assert [e["headline"].split(":")[0] for e in listed] == ["miniwob", "miniwob"]
+    runs_page, run_page = _viewer_pages(root, "mw-a")
+    assert "miniwob: success 1.00" in runs_page and 'data-metric="reward"' in run_page
+    from webtraj.view.server import Viewer
+
+    with Viewer([root]) as v, httpx.Client(base_url=v.url) as http:
+        compare = http.get("/compare", params=[("r", "mw-a"), ("r", "mw-b")]).text
+    assert "miniwob/click-button/0" in compare and "1.000" in compare
+
+
+@pytest.mark.skipif(not (FIXTURES / "agent_logs").is_dir(), reason="shared fixtures absent")
+def test_imported_webarena_verified_run_summaries(tmp_path):
+    urls = tmp_path / "urls.json"
+    urls.write_text('{"shopping_admin": "http://192.168.1.35:7780"}')
+    run = tmp_path / "runs" / "wav"
+    _invoke("import", "webarena-verified", "--dataset", str(FIXTURES / "webarena-verified.json"),
+            "--logs", str(FIXTURES / "agent_logs"), "--site-urls", str(urls), "--out", str(run))
+    text = _invoke("eval", "--run", str(run))
+    _fits(text)
+    assert "model calls: {" not in text
+    expected = [orjson.loads((FIXTURES / "agent_logs" / t / "eval_result.json").read_bytes())
+                ["score"] for t in ("107", "108")]
+    rows = _rows(_show(run))
+    wav = rows["WebArena-Verified"]
+    assert (wav["scored"], wav["errors"]) == (2, 0)
+    passed = _metric(wav, "pass")
+    assert passed["value"] == sum(expected) / 2 and passed["n"] == 2
+    assert passed["low"] is not None and passed["high"] is not None
+    kinds = [r for r in rows.values() if r["part_of"] == "WebArena-Verified"]
+    assert kinds and all(_metric(k, "check_pass")["n"] >= 1 for k in kinds)
+    assert re.search(r"WebArena-Verified\s*│\s*2", text)
+    shown = _invoke("runs", "show", str(run))
+    _fits(shown)
+    assert "WebArena-Verified" in shown and "pass 0.500" in shown
+    listed = orjson.loads(_invoke("runs", "list", str(tmp_path / "runs"), "--json"))
+    assert listed[0]["headline"].startswith("WebArena-Verified: pass 0.50")
+    runs_page, run_page = _viewer_pages(tmp_path / "runs", "wav")
+    assert "WebArena-Verified: pass 0.50" in runs_page and 'data-metric="pass"' in run_page

@@ -93,7 +93,8 @@ def _miniwob_reply(request) -> str:
     text = request.last_user
     if "PREVIOUS ACTIONS:\nNone" not in text:
         return f"Clicked it. {ACTION_PHRASE} ```stop []```"
-    word = re.search(r'^TASK: .*"([^"]*)"', text, re.M).group(1)
+    task = re.search(r"^TASK: (.*)$", text, re.M).group(1)
+    word = re.search(r'"([^"]*)"', task).group(1)
     for line in text.splitlines():
         m = re.match(r"\s*\[(\d+)\] \[button\] \[([^\]]*)\]", line)
         if m and m.group(2) == word:
@@ -112,7 +113,7 @@ def test_miniwob_run_summaries_and_compare(tmp_path):
                            "--timeout", "60", "--out", str(root / name))
     _fits(text)
     assert "scored 0" not in text and "SR -" not in text
-    assert re.search(r"miniwob.*success 1\.000 \[0\.34-1\.00\]", text, re.S)
+    assert re.search(r"miniwob.*success 1\.000 \[0\.34-1\.00\]", text, re.S), text
     assert "reward" in text and "agent/scripted" in text  # the usage table
     row = _rows(_show(root / "mw-a"))["miniwob"]
     assert (row["scored"], row["errors"]) == (2, 0)

@@ -56,9 +56,16 @@ def _viewer_pages(root: Path, key: str) -> tuple[str, str]:
 
 def test_booking_run_summaries(tmp_path):
     out = tmp_path / "runs" / "booking"
-    text = _invoke("run", "--suite", "booking", "--agent", "replay", "--today", SANDBOX_TODAY,
-                   "--task-ids", "booking.hotels.01,booking.cars.01", "--out", str(out))
+    res = runner.invoke(app, ["run", "--suite", "booking", "--agent", "replay", "--today",
+                              SANDBOX_TODAY, "--task-ids", "booking.hotels.01,booking.cars.01",
+                              "--out", str(out)], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    text = res.stdout
     _fits(text)
+    # Output is not a terminal: plain progress lines, one per episode of a short run.
+    assert "episodes: 2 to do" in res.output
+    assert re.search(r"^episodes 1/2  SR [0-9.]+  errors 0", res.output, re.M)
+    assert re.search(r"^episodes 2/2  SR 1\.00  errors 0", res.output, re.M)
     # The end-of-run table: the constraint judge's SR with its interval and CSR.
     assert re.search(r"constraints:oracle.*SR 1\.000 \[0\.34-1\.00\]", text, re.S)
     assert "CSR 1.000" in text and "WebArena-Verified" in text
@@ -120,10 +127,27 @@ def test_miniwob_run_summaries_and_compare(tmp_path):
     assert _metric(row, "success")["value"] == 1.0
     reward = _metric(row, "reward")
     assert reward["n"] == 2 and 0 < reward["value"] <= 1
+    # Usage per run and per trajectory, and a cost once prices are given.
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"scripted": {"prompt": 1.0, "completion": 2.0}}')
+    shown = orjson.loads(_invoke("runs", "show", str(root / "mw-a"), "--json", "--prices",
+                                 str(prices)))
+    usage = shown["usage"]
+    assert usage["calls"] == 4 and [r["role"] for r in usage["rows"]] == ["agent"]
+    assert usage["cost_usd"] == pytest.approx(
+        (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1e6)
+    assert usage["wall_s"] > 0
+    per = [t["usage"] for t in shown["trajectories"]]
+    assert [u["calls"] for u in per] == [2, 2]
+    assert sum(u["prompt_tokens"] for u in per) == usage["prompt_tokens"]
+    human = _invoke("runs", "show", str(root / "mw-a"), "--prices", str(prices))
+    _fits(human)
+    assert f"{usage['cost_usd']:.4f}" in human and "agent/scripted" in human
     listed = orjson.loads(_invoke("runs", "list", str(root), "--json"))
     assert [e["headline"].split(":")[0] for e in listed] == ["miniwob", "miniwob"]
     runs_page, run_page = _viewer_pages(root, "mw-a")
     assert "miniwob: success 1.00" in runs_page and 'data-metric="reward"' in run_page
+    assert "4 calls" in runs_page and "agent" in run_page
     from webtraj.view.server import Viewer
 
     with Viewer([root]) as v, httpx.Client(base_url=v.url) as http:
@@ -159,3 +183,24 @@ def test_imported_webarena_verified_run_summaries(tmp_path):
     assert listed[0]["headline"].startswith("WebArena-Verified: pass 0.50")
     runs_page, run_page = _viewer_pages(tmp_path / "runs", "wav")
     assert "WebArena-Verified: pass 0.50" in runs_page and 'data-metric="pass"' in run_page
+
+
+def test_progress_lines_when_not_a_terminal():
+    """A long job logs about every 5%, and always its last item, never a bar."""
+    import io
+
+    from rich.console import Console
+
+    from webtraj.cli.progress import JobProgress
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=80)
+    assert not console.is_terminal
+    with JobProgress(console, "episodes", every_s=float("inf")) as progress:
+        progress.start(200)
+        for i in range(200):
+            progress.advance(f"SR {i / 200:.2f}")
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "episodes: 200 to do"
+    assert len(lines) == 1 + 20 and lines[-1].startswith("episodes 200/200  SR 0.99")
+    assert "━" not in buf.getvalue()

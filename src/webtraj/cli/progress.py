@@ -15,9 +15,10 @@ LOG_EVERY_S = 30.0
 
 
 class JobProgress(AbstractContextManager):
-    def __init__(self, console: Console, label: str, *, force_lines: bool | None = None
-                 ) -> None:
+    def __init__(self, console: Console, label: str, *, force_lines: bool | None = None,
+                 every_s: float = LOG_EVERY_S) -> None:
         self.console = console
+        self.every_s = every_s
         self.label = label
         self.lines = (not console.is_terminal) if force_lines is None else force_lines
         self.total = 0
@@ -60,7 +61,7 @@ class JobProgress(AbstractContextManager):
         now = time.monotonic()
         step = max(1, self.total // 20)
         if (self.done >= self.total or self.done - self._last_done >= step
-                or now - self._last_line >= LOG_EVERY_S):
+                or now - self._last_line >= self.every_s):
             self._last_line, self._last_done = now, self.done
             elapsed = int(now - self._started)
             self.console.print(f"{self.label} {self.done}/{self.total}"

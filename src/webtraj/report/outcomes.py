@@ -17,7 +17,8 @@ class Outcome(BaseModel):
     difficulty: str | None
     n_steps: int
     error: str | None
-    # CSR from the constraint evaluator (preferring the oracle judge), None if unscored.
+    # The headline evaluator's value (CSR for a constraint judge, the oracle preferred),
+    # None if unscored.
     csr: float | None = None
     csr_evaluator: str | None = None
     # WebArena's rule over every evaluator: 1 only if all scored 1; None if any unscored.
@@ -36,9 +37,12 @@ class Aggregate(BaseModel):
 
 
 def _pick_csr(scores: dict[str, float | None]) -> tuple[str | None, float | None]:
-    names = sorted((k for k in scores if k.startswith("constraints")),
-                   key=lambda k: (k != "constraints:oracle", k))
-    return (names[0], scores[names[0]]) if names else (None, None)
+    """The headline evaluator's value (the family ranked first: a constraint judge, the
+    oracle first, then MiniWoB++, ...; see `report.queries.csr_evaluator`)."""
+    from webtraj.report.queries import csr_evaluator
+
+    name = csr_evaluator(list(scores))
+    return (name, scores[name]) if name else (None, None)
 
 
 def outcomes(store: RunStore) -> list[Outcome]:

@@ -74,19 +74,20 @@ def site_table(conn, metrics: RunMetrics) -> Table | None:  # noqa: ANN001 - sql
 
 def usage_table(usage: RunUsage, prices: PriceTable | None = None,
                 title: str = "model usage") -> Table | None:
-    """Calls, tokens, cache hits, time and (with prices) estimated cost, per role and model."""
+    """Calls, cache hits, tokens, time spent in model calls and (with prices) estimated cost,
+    per role and model; the run's wall time below."""
     rows = usage.rows(prices)
     if not rows and usage.wall_s is None:
         return None
     caption = f"wall time {usage.wall_s:.1f}s" if usage.wall_s is not None else None
     table = Table(title=title, caption=caption)
     table.add_column("role/model", overflow="fold")
-    for col in ("calls", "cached", "prompt", "completion", "cost $"):
+    for col in ("calls", "cached", "prompt", "completion", "time s", "cost $"):
         table.add_column(col, justify="right", no_wrap=True)
     for r in rows:
         table.add_row(escape(f"{r.role}/{r.model}"), str(r.usage.calls),
                       str(r.usage.cache_hits), str(r.usage.prompt_tokens),
-                      str(r.usage.completion_tokens),
+                      str(r.usage.completion_tokens), f"{r.usage.latency_s:.1f}",
                       "-" if r.cost_usd is None else f"{r.cost_usd:.4f}")
     return table
 

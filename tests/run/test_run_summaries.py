@@ -95,6 +95,21 @@ def test_booking_run_summaries(tmp_path):
     assert "constraints:oracle: SR 1.00" in runs_page
     assert 'data-metric="csr"' in run_page and "WebArena-Verified" in run_page
 
+    # Re-scored by an LLM judge: `eval` prints the metrics and the judges' usage as tables,
+    # and each trajectory's share of the judge's calls is kept with its score.
+    with ScriptedLLMServer(default='```json\n{}\n```') as server:
+        text = _invoke("eval", "--run", str(out), "--evaluator", "constraints:judge=llm",
+                       "--llm", f"base_url={server.base_url},model=scripted")
+        calls = server.request_count
+    _fits(text)
+    assert "constraints:llm" in text and "judges/scripted" in text
+    assert "model calls: {" not in text
+    shown = _show(out)
+    judges = shown["usage"]["rows"]
+    assert [(r["role"], r["model"]) for r in judges] == [("judges", "scripted")]
+    per = [t["judge_usage"]["constraints:llm"]["calls"] for t in shown["trajectories"]]
+    assert all(n >= 1 for n in per) and sum(per) == calls == judges[0]["usage"]["calls"]
+
 
 def _miniwob_reply(request) -> str:
     text = request.last_user

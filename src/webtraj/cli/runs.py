@@ -140,6 +140,9 @@ def show(
             outcome = f"[red]error[/] {esc(tr.error[:200])}"
         else:
             outcome = esc("\n".join(f"{k} {_fmt(v)}" for k, v in tr.scores.items()))
+        used = _usage_line(tr)
+        if used:
+            outcome = f"{outcome or '-'}\n[dim]{esc(used)}[/]"
         t.add_row(esc(tr.trajectory_id), str(tr.n_steps), outcome or "-")
     console.print(t)
     for c in summary.corrupt:
@@ -148,6 +151,15 @@ def show(
                           highlight=False)
     if summary.corrupt:
         err_console.print(f"{len(summary.corrupt)} corrupt trajectory(ies) left out")
+
+
+def _usage_line(tr) -> str:  # noqa: ANN001 - TrajectorySummary
+    """`12.3s · agent 4 calls 1387+44 tok · constraints:llm 1 call` (what the episode cost)."""
+    parts = [f"{tr.wall_s:.1f}s"] if tr.wall_s is not None else []
+    for who, u in ([("agent", tr.usage)] if tr.usage else []) + list(tr.judge_usage.items()):
+        parts.append(f"{who} {u.calls} call{'s' if u.calls != 1 else ''} "
+                     f"{u.prompt_tokens}+{u.completion_tokens} tok")
+    return " · ".join(parts)
 
 
 def _fmt(v: float | None) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.registry import create
+from webtraj.llm.usage import Usage, usage_scope
 from webtraj.model import InputError, Score, Trajectory
 
 
@@ -33,12 +34,24 @@ async def score_trajectory(trajectory: Trajectory, artifacts: Path | None, env: 
             scores.append(episode_error_score(evaluator.name, trajectory.error))
             continue
         try:
-            scores.extend(await evaluator.evaluate(trajectory, artifacts))
+            with usage_scope() as used:
+                got = await evaluator.evaluate(trajectory, artifacts)
+            scores.extend(_with_usage(got, used.snapshot()))
         except Exception as exc:  # an evaluator bug is reported, never turned into a score
             scores.append(Score.unscored(evaluator.name,
                                          f"evaluator failed: {type(exc).__name__}: {exc}",
                                          error=True))
     return _distinct_names(scores)
+
+
+def _with_usage(scores: list[Score], usage: Usage) -> list[Score]:
+    """The evaluator's model use on this trajectory, kept with its (first) score as
+    `details["llm_usage"]` (the judges' share of a trajectory's usage)."""
+    if not usage.models or not scores:
+        return scores
+    first = scores[0]
+    details = {**first.details, "llm_usage": usage.to_run_usage()}
+    return [first.model_copy(update={"details": details}), *scores[1:]]
 
 
 def episode_error_score(evaluator: str, error: str) -> Score:

@@ -4,9 +4,11 @@ optional cost, per model. Totals merge (workers, resumed runs) and live in `run.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import Field
@@ -121,6 +123,23 @@ def merge_run_usage(run_usage: Mapping[str, Any], usage: Usage, *,
     return out
 
 
+# A tracker that also counts the calls made in the current context (an asyncio task and the
+# tasks it starts): how one evaluator's model use on one trajectory is told apart while
+# other trajectories are judged concurrently through the same client.
+_SCOPE: ContextVar[UsageTracker | None] = ContextVar("webtraj_usage_scope", default=None)
+
+
+@contextlib.contextmanager
+def usage_scope() -> Iterator[UsageTracker]:
+    """Count the model calls made inside the block (in this task and those it starts)."""
+    tracker = UsageTracker()
+    token = _SCOPE.set(tracker)
+    try:
+        yield tracker
+    finally:
+        _SCOPE.reset(token)
+
+
 class UsageTracker:
     """Mutable, thread-safe counters behind `Usage` snapshots."""
 
@@ -134,6 +153,12 @@ class UsageTracker:
         self._cost: dict[str, float] = {}
 
     def add(self, model: str, **counts: float) -> None:
+        scope = _SCOPE.get()
+        if scope is not None and scope is not self:
+            scope.add_own(model, **counts)
+        self.add_own(model, **counts)
+
+    def add_own(self, model: str, **counts: float) -> None:
         with self._lock:
             row = self._counts.get(model)
             if row is None:

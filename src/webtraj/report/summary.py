@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from webtraj.llm.usage import ModelUsage, PriceTable
 from webtraj.report import queries as q
 from webtraj.report.metrics import RunMetrics, run_metrics
-from webtraj.report.usage import run_usage, trajectory_usage
+from webtraj.report.usage import judge_usage, run_usage, trajectory_usage
 from webtraj.store.run_store import RunStore
 
 
@@ -38,8 +38,9 @@ class TrajectorySummary(BaseModel):
     n_steps: int
     error: str | None
     scores: dict[str, float | None]
-    # The agent's model usage in this episode, and its wall time.
+    # The agent's model usage in this episode, each judge's on it, and the episode's wall time.
     usage: ModelUsage | None = None
+    judge_usage: dict[str, ModelUsage] = {}
     wall_s: float | None = None
 
 
@@ -77,6 +78,12 @@ def summarize(store: RunStore, *, verify: bool = True,
             elif tid not in bad_ids:
                 corrupt.append(_corrupt(tid, exc))
                 bad_ids.add(tid)
+    conn = q.open_index(store.root)
+    try:
+        metrics = run_metrics(conn)
+        judges = judge_usage(conn)
+    finally:
+        conn.close()
     evaluators: dict[str, EvaluatorSummary] = {}
     sums: dict[str, list[float]] = {}
     is_csr: dict[str, bool] = {}
@@ -90,6 +97,7 @@ def summarize(store: RunStore, *, verify: bool = True,
             trajectory_id=row.trajectory_id, task_id=row.task_id, site=row.site,
             difficulty=row.difficulty, agent=row.agent, trial=row.trial, n_steps=row.n_steps,
             error=row.error, usage=usage, wall_s=wall,
+            judge_usage=judges.get(row.trajectory_id, {}),
             scores={ev: None if row.error else v[0] for ev, v in per.items()}))
         for ev, (value, err, has_constraints) in per.items():
             agg = evaluators.setdefault(ev, EvaluatorSummary(evaluator=ev))
@@ -108,11 +116,6 @@ def summarize(store: RunStore, *, verify: bool = True,
             agg.sr = sum(1 for v in values if v >= 1.0) / len(values)
             if is_csr.get(ev):
                 agg.csr = agg.mean
-    conn = q.open_index(store.root)
-    try:
-        metrics = run_metrics(conn)
-    finally:
-        conn.close()
     return RunSummary(path=str(store.root), info=store.info.model_dump(mode="json"),
                       n_trajectories=len(rows), episode_errors=sum(1 for r in rows if r.error),
                       metrics=metrics, evaluators=evaluators,

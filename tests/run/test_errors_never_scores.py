@@ -39,7 +39,8 @@ def _endpoint(kind: str):
         yield f"http://127.0.0.1:{_closed_port()}/v1"
 
 
-@pytest.mark.parametrize("kind", ["http500", "closed-port"])
+@pytest.mark.parametrize("kind", ["http500", pytest.param("closed-port",
+                                                           marks=pytest.mark.slow)])
 def test_dead_model_endpoint_is_an_error_never_a_score(tmp_path, kind):
     out = tmp_path / "runs" / "dead"
     with _endpoint(kind) as base:

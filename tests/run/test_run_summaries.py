@@ -128,9 +128,9 @@ def _miniwob_reply(request) -> str:
 def test_miniwob_run_summaries_and_compare(tmp_path):
     root = tmp_path / "runs"
     with ScriptedLLMServer(default=_miniwob_reply) as server:
-        for name in ("mw-a", "mw-b"):
+        for name, seeds in (("mw-b", "0"), ("mw-a", "0-1")):
             text = _invoke("run", "--suite", "miniwob", "--task-ids", "click-button",
-                           "--seeds", "0-1", "--agent", "llm", "--llm",
+                           "--seeds", seeds, "--agent", "llm", "--llm",
                            f"base_url={server.base_url},model=scripted", "--max-steps", "3",
                            "--timeout", "60", "--out", str(root / name))
     _fits(text)
@@ -219,3 +219,39 @@ def test_progress_lines_when_not_a_terminal():
     assert lines[0] == "episodes: 200 to do"
     assert len(lines) == 1 + 20 and lines[-1].startswith("episodes 200/200  SR 0.99")
     assert "━" not in buf.getvalue()
+
+
+def test_runs_list_and_show_fit_80_columns_without_shared_truncation(tmp_path):
+    """Runs deep under a long common folder are listed by their paths relative to the folder
+    given, wrapped, never cut to the same prefix; long trajectory ids are wrapped too."""
+    from factories import make_trajectory
+    from webtraj.model import RunInfo, Score
+    from webtraj.store import RunStore
+
+    root = tmp_path / "experiments"
+    long = "a-very-long-experiment-folder-name-2026-01-15-seed-0"
+    for agent in ("agent-one", "agent-two"):
+        run = root / long / agent
+        with RunStore.create(run, RunInfo(name=agent, command="x " * 60)) as store:
+            t = make_trajectory("task-with-a-rather-long-identifier-" + "x" * 40)
+            store.add_trajectory(t)
+            store.add_scores([(t.trajectory_id, Score(evaluator="constraints:rule",
+                                                      value=1.0))])
+    text = _invoke("runs", "list", str(root))
+    _fits(text)
+    assert "…" not in text
+    runs = _column(text, 0)
+    for agent in ("agent-one", "agent-two"):
+        assert f"{long}/{agent}" in runs
+    assert "constraints:rule: SR 1.00" in " ".join(
+        ln.split("│")[5].strip() for ln in text.splitlines() if ln.count("│") == 6)
+    shown = _invoke("runs", "show", str(root / long / "agent-one"))
+    _fits(shown)
+    assert "…" not in shown
+    assert ("task-with-a-rather-long-identifier-" + "x" * 40) in _column(shown, 0)
+
+
+def _column(text: str, i: int) -> str:
+    """The text of a table's i-th column, its wrapped pieces joined."""
+    return "".join(ln.split("│")[i + 1].strip() for ln in text.splitlines()
+                   if ln.startswith("│"))

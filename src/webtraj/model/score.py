@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import Any, Literal, NotRequired
 
 from pydantic import ConfigDict, Field, JsonValue, TypeAdapter, model_validator
 from typing_extensions import TypedDict
@@ -55,6 +55,22 @@ def check_rows(checks: tuple[tuple[StepCheck, ...], ...]) -> StepMatches:
                  for row in checks)
 
 
+InjectionKind = Literal["override", "addressed_to_evaluator", "addressed_to_agent",
+                        "role_marker", "verdict_request"]
+
+
+class SuspectedInjection(FrozenModel):
+    """Page text that addresses the model reading it instead of the page's user: a judge
+    reads it as data (its prompt says so), and the flag lets a reviewer and curation see it."""
+
+    kind: InjectionKind
+    # The matched words with a little context, as the page shows them (bounded).
+    text: str = Field(max_length=300)
+    # Which observation (o_0..o_T) and which part of it ("tree", "title", "url", "answer").
+    observation: int | None = None
+    source: str = "tree"
+
+
 class Score(FrozenModel):
     evaluator: str = Field(min_length=1)
     value: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -68,6 +84,9 @@ class Score(FrozenModel):
     # Per-step constraint checks (with `steps=all`): one tuple per observation o_0..o_T.
     step_checks: tuple[tuple[StepCheck, ...], ...] | None = None
     details: dict[str, JsonValue] = Field(default_factory=dict)
+    # Text of the judged pages that tried to instruct the judge or the agent (never a reason
+    # to change the value: the judge read it as data).
+    suspected_injections: tuple[SuspectedInjection, ...] = ()
 
     @model_validator(mode="before")
     @classmethod

@@ -24,6 +24,7 @@ from webtraj.evaluate.constraints.judge_plugins import (
     load_judge,
     make_plugin_judge,
 )
+from webtraj.evaluate.page_flags import observation_flags
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.llm import LLMClient
 from webtraj.model.score import Score
@@ -77,10 +78,15 @@ class ConstraintsEvaluator:
         observations = trajectory.observations
         if not observations:
             return [Score.unscored(self.name, "trajectory has no observation to judge")]
+        first = 0
         if self.steps == "final":
+            first = len(observations) - 1
             observations = observations[-1:]
         per_obs = await self._judge(task, observations, trajectory, artifacts)
         score = trajectory_score(self.name, per_obs)
+        flags = observation_flags(observations, first)
+        if flags:
+            score = score.model_copy(update={"suspected_injections": flags})
         if extracted:
             extra = [c.model_dump(mode="json") for c in task.constraints]
             score = score.model_copy(update={"details": {**score.details,

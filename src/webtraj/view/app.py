@@ -11,7 +11,7 @@ from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders
+from starlette.datastructures import MutableHeaders, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -384,8 +384,9 @@ class SecurityHeaders:
 MAX_PAGE = 10_000_000
 
 
-def _page_number(p: object, name: str) -> int:
-    raw = p.get(name)  # type: ignore[attr-defined]
+def _page_number(p: QueryParams, name: str) -> int:
+    """A 1-based page number from the query (1 when absent); anything else is a 400."""
+    raw = p.get(name)
     if raw in (None, ""):
         return 1
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE:
@@ -393,8 +394,9 @@ def _page_number(p: object, name: str) -> int:
     return int(raw)
 
 
-def _choice(p: object, name: str, allowed: tuple[str, ...]) -> str | None:
-    raw = p.get(name) or None  # type: ignore[attr-defined]
+def _choice(p: QueryParams, name: str, allowed: tuple[str, ...]) -> str | None:
+    """One of `allowed` (None when absent or empty); anything else is a 400."""
+    raw = p.get(name) or None
     if raw is not None and raw not in allowed:
         raise HTTPException(400, f"{name} must be one of {', '.join(allowed)}")
     return raw

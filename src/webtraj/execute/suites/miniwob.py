@@ -126,8 +126,8 @@ class MiniWoBSuite(Suite):
                  f"{check.checked_on}); {starts} pages start."]
         drag = [t.name for t in check.running if t.needs_drag]
         if drag:
-            lines.append(f"  {len(drag)} of those ask for a drag, which webtraj's actions "
-                         f"cannot do: {', '.join(drag)}")
+            lines.append(f"  {len(drag)} of those ask for a drag (mouse_drag): "
+                         f"{', '.join(drag)}")
         by_why: dict[str, list[str]] = {}
         for t in check.failing:
             by_why.setdefault(t.why or "unknown", []).append(t.name)

@@ -5,9 +5,9 @@ same environment episodes use. The result is written next to this module and sho
 A task runs when its page loads, starts its episode with the seed, shows an instruction (the
 same one when loaded again with the same seed: the task's intent is read ahead of the
 episode), raises no JavaScript error, and its first observation has elements an agent can act
-on.
-Tasks whose instruction asks for a mouse drag or drawing are listed apart: they start, but
-webtraj's action space (click, type, select, press, scroll, ...) has no drag."""
+on: ids of the accessibility tree or of marked elements without a role (`[n3]`, see
+browser/marks.py). Tasks whose instruction asks for a mouse drag or drawing are counted apart
+(they need `mouse_drag`)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from webtraj.suites.miniwob.assets import package_version, task_names
 from webtraj.suites.miniwob.tasks import PageProbe, probe_pages, start_url
 
 RESULT_FILE = Path(__file__).with_name("chromium_check.json")
-_ID = re.compile(r"^\s*\[\d+\]", re.M)
+_ID = re.compile(r"^\s*\[n?\d+\]", re.M)
 _DRAG = re.compile(r"\bdrag\b|\bdraw an? ", re.I)
 
 

@@ -4,37 +4,67 @@ then writes one action in triple backticks after ACTION_PHRASE."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from webtraj.agents.prompt_urls import PromptUrls
-from webtraj.model.action import ACTION_PHRASE, action_text
+from webtraj.model.action import ACTION_PHRASE, ActionSet, action_text
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
 
-SYSTEM_PROMPT = f"""You operate a web browser to carry out a user's task.
+_POINTS = {
+    ActionSet.IDS: "Only elements with an id can be acted on.",
+    ActionSet.COORDS: "Each element with a known position ends with (at x,y): its centre in "
+                      "CSS pixels of the\nviewport. Act at points, never by id.",
+    ActionSet.BOTH: "Only elements with an id can be acted on by id; each element with a "
+                    "known position ends\nwith (at x,y): its centre in CSS pixels of the "
+                    "viewport, for the mouse actions.",
+}
+_RULE = {
+    ActionSet.IDS: "act only on ids from the current tree",
+    ActionSet.COORDS: "act at points of the current page",
+    ActionSet.BOTH: "act only on ids and points from the current page",
+}
+
+
+def system_prompt(action_set: ActionSet = ActionSet.IDS) -> str:
+    """The system prompt; its action list is generated from the action model for the set in
+    use (never written twice)."""
+    return f"""You operate a web browser to carry out a user's task.
 
 Each turn you get the task, the current URL, the open tabs, the page as an accessibility
 tree and the actions you already took. In the tree every element is one line:
-[id] [role] [name] [properties]. Only elements with an id can be acted on.
+[id] [role] [name] [properties]. {_POINTS[action_set]}
 
 Actions you can take (one per turn):
-  click [id]                 click an element
-  type [id] [text]           type into a field and press Enter; type [id] [text] [0] types
-                             without pressing Enter
-  hover [id]                 move the mouse over an element
-  select [id] [option]       choose an option of a drop-down
-  press [key]                press a key or combination, e.g. press [Enter]
-  scroll [up] / scroll [down]
-  goto [url]                 open a URL in this tab
-  go_back / go_forward       browser history
-  new_tab / tab_focus [i] / close_tab
-  stop [answer]              finish; put the answer in the brackets when the task asks
-                             for information, leave them empty otherwise
+{action_set.describe()}
 
-Rules: act only on ids from the current tree; one action per turn; stop as soon as the
+Rules: {_RULE[action_set]}; one action per turn; stop as soon as the
 page satisfies every requirement of the task. First think briefly about what the page
 shows and what is still missing, then end with exactly:
 {ACTION_PHRASE} ```<action>```"""
+
+
+SYSTEM_PROMPT = system_prompt(ActionSet.IDS)
+_LINE_ID = re.compile(r"^\s*\[([^\]]+)\]")
+
+
+def tree_with_points(axtree: str, boxes: dict[str, tuple[float, float, float, float]] | None
+                     ) -> str:
+    """The tree with each placed element's centre appended (`(at 120,48)`), for agents that
+    act at coordinates."""
+    if not boxes:
+        return axtree
+    out = []
+    for line in axtree.splitlines():
+        m = _LINE_ID.match(line)
+        box = boxes.get(m.group(1)) if m else None
+        if box is not None:
+            x, y, w, h = box
+            line = f"{line} (at {round(x + w / 2)},{round(y + h / 2)})"
+        out.append(line)
+    return "\n".join(out)
+
 
 EXAMPLE_USER = """TASK: Find a one-way flight from Denver to Austin on May 03, 2026.
 URL: http://127.0.0.1:8762/

@@ -28,6 +28,7 @@ from webtraj.agents.plugins import (
 )
 from webtraj.agents.protocol import Agent, AgentError
 from webtraj.model import InputError
+from webtraj.model.action import ActionSet
 
 ENTRY_POINT_GROUP = "webtraj.agents"
 
@@ -38,6 +39,8 @@ class LLMAgentOptions(StrictOptions):
     history_window: int = Field(default=8, ge=0, description="previous steps shown")
     tree_tokens: int = Field(default=6_000, ge=200, description="accessibility-tree budget")
     few_shot: bool = Field(default=True, description="include the worked example")
+    action_set: ActionSet = Field(default=ActionSet.IDS, description="actions by element id "
+                                  "(ids), at viewport coordinates (coords), or both")
 
 
 class MindActOptions(StrictOptions):

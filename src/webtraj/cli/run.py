@@ -27,6 +27,9 @@ def run(
                                            "agent's options (repeatable; JSON values parsed)."),
     agent_options: Path = typer.Option(None, "--agent-options", help="JSON or YAML file of "
                                        "agent options (--agent-option wins)."),
+    action_set: str = typer.Option(None, "--action-set", help="ids | coords | both: act by "
+                                   "element id (default), at viewport coordinates, or both "
+                                   "(the agent's `action_set` option; llm agent)."),
     evaluator: list[str] = typer.Option(None, "--evaluator", help="NAME[:key=value,...] or "
                                         "pkg.mod:Class[:key=value,...], repeatable; besides "
                                         "each task's own evaluators."),
@@ -94,6 +97,12 @@ def run(
     try:
         options = load_options_file(agent_options) if agent_options else {}
         options.update(parse_option_pairs(agent_option or []))
+        if action_set is not None:
+            from webtraj.model.action import ActionSet
+
+            if action_set not in {a.value for a in ActionSet}:
+                raise ValueError(f"--action-set {action_set!r}: expected ids, coords or both")
+            options["action_set"] = action_set
         seed_list = ()
         if seeds:
             from webtraj.suites.miniwob.tasks import parse_seeds

@@ -76,6 +76,51 @@ USAGE: dict[ActionKind, str] = {
 }
 
 
+# What each kind does, as prompts describe it (the usage is USAGE's).
+ACTION_HELP: dict[ActionKind, str] = {
+    ActionKind.CLICK: "click an element",
+    ActionKind.TYPE: "type into a field, then press Enter",
+    ActionKind.HOVER: "move the mouse over an element",
+    ActionKind.SELECT: "choose an option of a drop-down",
+    ActionKind.PRESS: "press a key or combination, e.g. press [Enter], press [Control+a]",
+    ActionKind.SCROLL: "scroll the page",
+    ActionKind.GOTO: "open a URL in this tab",
+    ActionKind.GO_BACK: "go back in this tab's history",
+    ActionKind.GO_FORWARD: "go forward in this tab's history",
+    ActionKind.NEW_TAB: "open a new tab",
+    ActionKind.TAB_FOCUS: "switch to the tab with that index",
+    ActionKind.CLOSE_TAB: "close the current tab",
+    ActionKind.MOUSE_CLICK: "click at a point of the viewport (CSS pixels from its top left)",
+    ActionKind.MOUSE_DBLCLICK: "double-click at a point of the viewport",
+    ActionKind.MOUSE_MOVE: "move the mouse to a point of the viewport (hover there)",
+    ActionKind.MOUSE_DRAG: "press the mouse at (x1, y1), move it to (x2, y2), release it",
+    ActionKind.KEYBOARD_TYPE: "type text into whatever has the focus",
+    ActionKind.STOP: "finish; put the answer in the brackets when the task asks for "
+                     "information, leave them empty otherwise",
+}
+
+
+class ActionSet(StrEnum):
+    """Which actions an agent may take: by element id (the tree's), by viewport coordinates,
+    or both."""
+
+    IDS = "ids"
+    COORDS = "coords"
+    BOTH = "both"
+
+    @property
+    def kinds(self) -> tuple[ActionKind, ...]:
+        by_id = ELEMENT_KINDS if self is not ActionSet.COORDS else frozenset()
+        by_point = (POINT_KINDS | {ActionKind.KEYBOARD_TYPE}
+                    if self is not ActionSet.IDS else frozenset())
+        return tuple(k for k in ActionKind if k in by_id or k in by_point
+                     or k not in ELEMENT_KINDS | POINT_KINDS | {ActionKind.KEYBOARD_TYPE})
+
+    def describe(self) -> str:
+        """The action list a prompt shows, generated from USAGE and ACTION_HELP."""
+        return "\n".join(f"  {USAGE[k]}: {ACTION_HELP[k]}" for k in self.kinds)
+
+
 class ActionParseError(ValueError):
     """Action text that cannot be read; quotes the text and says what was expected."""
 

@@ -40,8 +40,8 @@ SHIELD_SCRIPT = """(() => {
   const report = (kind, detail) => {
     try { (early || window['__BINDING__'])(kind, String(detail).slice(0, 2000)); } catch (e) {}
   };
-  const lock = (name, value) => {
-    try { Object.defineProperty(window, name, {value, writable: false, configurable: false}); }
+  const lock = (name, value, writable) => {
+    try { Object.defineProperty(window, name, {value, writable, configurable: writable}); }
     catch (e) { /* already locked in this document */ }
   };
   const iceUrls = (config) => {
@@ -57,11 +57,13 @@ SHIELD_SCRIPT = """(() => {
     throw new DOMException('WebRTC is disabled in webtraj episodes', 'NotSupportedError');
   };
   for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'mozRTCPeerConnection'])
-    if (name in window) lock(name, refuse);
+    if (name in window) lock(name, refuse, false);
   let shown = 0, refused = false;
   for (const name of ['alert', 'confirm', 'prompt']) {
     const native = window[name];
     if (typeof native !== 'function') continue;
+    // Writable: a site may replace its own dialogs (strict-mode code assigning them must not
+    // throw); a replacement shows no native dialog.
     lock(name, function (...args) {
       if (++shown > __LIMIT__) {
         if (!refused) { refused = true; report('dialog-limit', name + ' ' + (args[0] ?? '')); }
@@ -69,7 +71,7 @@ SHIELD_SCRIPT = """(() => {
                                'NotAllowedError');
       }
       return native.apply(window, args);
-    });
+    }, true);
   }
 })();""".replace("__BINDING__", BINDING).replace("__LIMIT__", str(DIALOG_LIMIT)).replace(
     "__MAX_ICE__", str(_MAX_ICE_URLS))

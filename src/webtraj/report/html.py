@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from webtraj.model.action import action_text
 from webtraj.report import queries as q
-from webtraj.report.metrics import RunMetrics, run_metrics
+from webtraj.report.metrics import RunMetrics, ci_text, run_metrics
 from webtraj.report.outcomes import aggregate, outcomes
 from webtraj.report.plot import step_plot
 from webtraj.report.tables import fmt
@@ -23,6 +23,7 @@ _env = Environment(loader=PackageLoader("webtraj.report", "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True))
 _env.filters["fmt"] = fmt
 _env.filters["action"] = action_text
+_env.filters["ci"] = ci_text
 
 
 def metrics_html(metrics: RunMetrics) -> Markup:

@@ -76,6 +76,14 @@ class RunMetrics(BaseModel):
         return f"{row.name}: " + " · ".join(m.text() for m in row.metrics)
 
 
+def ci_text(rate: float | None, n: int) -> str:
+    """` [0.34-1.00]`: the Wilson 95% interval of a rate over n, or "" (no rate)."""
+    if rate is None or n <= 0:
+        return ""
+    ci = wilson(round(rate * n), n)
+    return f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci else ""
+
+
 @dataclass
 class _Counts:
     episodes: int = 0

@@ -6,10 +6,11 @@ from __future__ import annotations
 from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from webtraj.llm.usage import PriceTable, Usage
 from webtraj.report import queries as q
-from webtraj.report.metrics import MetricRow, RunMetrics, run_metrics
+from webtraj.report.metrics import MetricRow, RunMetrics, ci_text, run_metrics
 from webtraj.report.usage import RunUsage, run_usage
 from webtraj.store.run_store import RunStore
 
@@ -37,10 +38,13 @@ def metrics_table(metrics: RunMetrics, title: str = "metrics") -> Table:
     caption = (f"{metrics.episodes} episodes, {metrics.episode_errors} ended in an error "
                "(never scored); rates with Wilson 95% intervals")
     table = Table(title=title, caption=caption, expand=False)
-    table.add_column("evaluator", overflow="fold", ratio=3)
+    # Names kept whole when they are short enough to leave the metrics room (Rich cannot
+    # shrink a table below a column's min_width, so no min_width here).
+    longest = max((len(r.name) + 2 for r in metrics.rows), default=0)
+    table.add_column("evaluator", overflow="fold", no_wrap=longest <= 30)
     for col in ("scored", "unscored", "errors"):
         table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("metrics", overflow="fold", ratio=4)
+    table.add_column("metrics", overflow="fold")
     for r in metrics.rows:
         name = f"  {r.name}" if r.part_of else r.name
         table.add_row(escape(name), str(r.scored), str(r.unscored), str(r.errors),
@@ -67,18 +71,20 @@ def site_table(conn, metrics: RunMetrics) -> Table | None:  # noqa: ANN001 - sql
                          else "right", overflow="fold")
     for c in [*cells, q.total_of(cells)]:
         group = c.group if len(c.group) == 2 else (c.group[0], "")
-        table.add_row(*(escape(g) for g in group), str(c.n), str(c.scored), fmt(c.sr),
+        sr = "-" if c.sr is None else f"{c.sr:.2f}{ci_text(c.sr, c.scored)}"
+        table.add_row(*(escape(g) for g in group), str(c.n), str(c.scored), sr,
                       fmt(c.csr), str(c.errors), style="bold" if c.group == ("all",) else None)
     return table
 
 
 def usage_table(usage: RunUsage, prices: PriceTable | None = None,
-                title: str = "model usage") -> Table | None:
+                title: str = "model usage") -> Table | Text | None:
     """Calls, cache hits, tokens, time spent in model calls and (with prices) estimated cost,
-    per role and model; the run's wall time below."""
+    per role and model; the run's wall time below (alone when no model was called)."""
     rows = usage.rows(prices)
-    if not rows and usage.wall_s is None:
-        return None
+    if not rows:
+        return (Text(f"wall time {usage.wall_s:.1f}s, no model calls")
+                if usage.wall_s is not None else None)
     caption = f"wall time {usage.wall_s:.1f}s" if usage.wall_s is not None else None
     table = Table(title=title, caption=caption)
     table.add_column("role/model", overflow="fold")
@@ -92,7 +98,7 @@ def usage_table(usage: RunUsage, prices: PriceTable | None = None,
     return table
 
 
-def usage_of(u: Usage, role: str, prices: PriceTable | None = None) -> Table | None:
+def usage_of(u: Usage, role: str, prices: PriceTable | None = None) -> Table | Text | None:
     return usage_table(RunUsage(roles={role: u}), prices)
 
 

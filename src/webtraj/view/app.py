@@ -25,6 +25,7 @@ from webtraj.model.ordering import difficulty_key, group_key, natural_key
 from webtraj.model.trajectory import Trajectory
 from webtraj.report import queries as q
 from webtraj.report.html import metrics_html, usage_html
+from webtraj.report.metrics import ci_text
 from webtraj.report.plot import step_plot
 from webtraj.store.decisions import decisions_of
 from webtraj.view.compare import Column, align, task_table
@@ -64,6 +65,7 @@ def link_url(url: object) -> str | None:
 _env = Environment(loader=PackageLoader("webtraj.view", "templates"),
                    autoescape=select_autoescape(default=True, default_for_string=True))
 _env.filters["fmt"] = fmt
+_env.filters["ci"] = ci_text
 _env.filters["link_url"] = link_url
 _env.filters["details_html"] = details_html
 _env.globals["qs"] = lambda **kw: urlencode({k: v for k, v in kw.items()
@@ -217,6 +219,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
             return _page("problem.html", 400, ref=None,
                          message="select two or more runs to compare")
         names, per_run, evs, problems = [], [], [], []
+        headlines: list[str | None] = []
         for ref in refs:
             try:
                 names.append(load_info(ref).name or ref.key)
@@ -227,9 +230,11 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
                 if conn is None:
                     per_run.append({})
                     evs.append(None)
+                    headlines.append(None)
                     continue
                 try:
-                    ev = run_stats(ref.root, conn).csr_evaluator
+                    st = run_stats(ref.root, conn)
+                    ev = st.csr_evaluator
                     outcomes = q.task_outcomes(conn, ev)
                 finally:
                     conn.close()
@@ -237,7 +242,10 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
                 problems.append(f"{ref.key}: {damage_text(exc)}")
                 per_run.append({})
                 evs.append(None)
+                headlines.append(None)
                 continue
+            headlines.append(f"{st.metrics.headline_text()} · {st.metrics.episode_errors} "
+                             "episode(s) ended in an error")
             evs.append(ev)
             per_run.append(outcomes)
         table, tallies = task_table(names, per_run)
@@ -263,6 +271,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
                 columns.append(col)
             aligned, first = align(trajs)
         return _page("compare.html", refs=refs, names=names, table=table, tallies=tallies,
+                     headlines=headlines, evaluators=evs,
                      task=task, columns=columns, aligned=aligned, first=first,
                      problems=problems)
 

@@ -164,10 +164,13 @@ def webarena_verified(
             progress.advance(bar)
     tmp.replace(out)
     table = Table(title=f"WebArena-Verified: {len(wanted)} task(s)")
-    for col in ("tasks", "success", "failure", "error", "success rate"):
+    for col in ("tasks", "success", "failure", "error", "success rate (Wilson 95%)"):
         table.add_column(col, justify="right")
     scored = counts["success"] + counts["failure"]
-    rate = f"{counts['success'] / scored:.1%}" if scored else "-"
+    from webtraj.report.metrics import ci_text
+
+    rate = (f"{counts['success'] / scored:.3f}{ci_text(counts['success'] / scored, scored)}"
+            if scored else "-")
     table.add_row(str(len(wanted)), str(counts["success"]), str(counts["failure"]),
                   str(counts["error"]), rate)
     console.print(table)

@@ -91,8 +91,8 @@ def test_extraction_retries_when_a_frame_detaches():
         async def wait_for_load_state(self, *a, **kw):
             return None
 
-        async def evaluate(self, script):  # the element count read before the tree
-            return 10
+        async def evaluate(self, script):  # the page's size, read before the tree
+            return [10, 3]
 
     page = FlakyPage(["Frame was detached", "Execution context was destroyed"])
     tree = asyncio.run(read_tree(page, EnvConfig()))

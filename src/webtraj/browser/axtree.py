@@ -158,8 +158,13 @@ def _fold_values(nodes: list[AriaNode]) -> None:
         _fold_values(node.children)
 
 
-def parse_aria_snapshot(snapshot: str) -> list[AriaNode]:
-    """Parse the YAML-like text of `page.aria_snapshot(mode="ai")` into a node forest."""
+class TreeTooDeep(ValueError):
+    """The snapshot nests deeper than the bound (formatting it would exhaust the stack)."""
+
+
+def parse_aria_snapshot(snapshot: str, max_depth: int | None = None) -> list[AriaNode]:
+    """Parse the YAML-like text of `page.aria_snapshot(mode="ai")` into a node forest;
+    TreeTooDeep past `max_depth` levels."""
     roots: list[AriaNode] = []
     stack: list[tuple[int, AriaNode]] = []
     for line in snapshot.splitlines():
@@ -167,6 +172,9 @@ def parse_aria_snapshot(snapshot: str) -> list[AriaNode]:
         if not stripped.startswith("- "):
             continue
         depth = (len(line) - len(stripped)) // 2
+        if max_depth is not None and depth > max_depth:
+            raise TreeTooDeep(f"the accessibility tree nests more than {max_depth} levels "
+                              "deep (EnvConfig.max_page_depth)")
         key, value, _has_children = _split_entry(stripped[2:])
         while stack and stack[-1][0] >= depth:
             stack.pop()

@@ -66,5 +66,9 @@ class EnvConfig(FrozenModel):
     capture_timeout_ms: int = Field(default=20_000, ge=100)
     max_page_elements: int = Field(default=20_000, ge=1)
     max_tree_chars: int = Field(default=4_000_000, ge=1)
+    # Pages nesting elements deeper than this are not read either (the browser's snapshot of
+    # 3,000 nested levels takes over a minute; formatting a tree costs stack frames per
+    # level). The deepest real pages nest a few dozen levels.
+    max_page_depth: int = Field(default=256, ge=1, le=400)
     # The page's HTML (when `html`) is not kept past this size.
     max_html_chars: int = Field(default=10_000_000, ge=1)

@@ -18,7 +18,7 @@ import orjson
 from playwright.async_api import CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
-from webtraj.browser.axtree import TreeText, format_tree, parse_aria_snapshot
+from webtraj.browser.axtree import TreeText, TreeTooDeep, format_tree, parse_aria_snapshot
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.html_clean import clean_html
 from webtraj.browser.marks import Marks, mark_elements
@@ -45,14 +45,22 @@ def _transient(exc: Exception) -> bool:
     return any(t in text for t in _TRANSIENT)
 
 
-# Elements of the document and of its same-origin frames (what the tree would have to read).
-_COUNT_ELEMENTS = """() => {
+# Elements of the document and of its same-origin frames (what the tree would have to read),
+# and how deeply the main document nests (walked with a stack: no recursion to exhaust).
+_PAGE_SIZE = """() => {
   let n = document.getElementsByTagName('*').length;
   for (const f of document.querySelectorAll('iframe, frame')) {
     try { n += f.contentDocument ? f.contentDocument.getElementsByTagName('*').length : 0; }
     catch (e) { /* another origin: its own frame reads it */ }
   }
-  return n;
+  let depth = 0;
+  const stack = document.documentElement ? [[document.documentElement, 1]] : [];
+  while (stack.length) {
+    const [el, d] = stack.pop();
+    if (d > depth) depth = d;
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) stack.push([c, d + 1]);
+  }
+  return [n, depth];
 }"""
 
 
@@ -62,11 +70,15 @@ async def read_tree(page: Page, config: EnvConfig) -> TreeText:
     last: Exception | None = None
     for attempt in range(config.extraction_retries + 1):
         try:
-            elements = await page.evaluate(_COUNT_ELEMENTS)
-            if isinstance(elements, int) and elements > config.max_page_elements:
+            elements, depth = await page.evaluate(_PAGE_SIZE)
+            if elements > config.max_page_elements:
                 raise PageTooLarge(
                     f"the page has {elements:,} elements, over the bound of "
                     f"{config.max_page_elements:,} (EnvConfig.max_page_elements)")
+            if depth > config.max_page_depth:
+                raise PageTooLarge(
+                    f"the page nests {depth:,} elements deep, over the bound of "
+                    f"{config.max_page_depth:,} (EnvConfig.max_page_depth)")
             # Boxes cost ~1 ms and give each element's box as the screenshot shows it (the
             # acted element's box is drawn from them, with no round trip of its own).
             snapshot = await page.aria_snapshot(
@@ -75,8 +87,12 @@ async def read_tree(page: Page, config: EnvConfig) -> TreeText:
                 raise PageTooLarge(
                     f"the accessibility tree has {len(snapshot):,} characters, over the "
                     f"bound of {config.max_tree_chars:,} (EnvConfig.max_tree_chars)")
+            try:
+                roots = parse_aria_snapshot(snapshot, max_depth=config.max_page_depth)
+            except TreeTooDeep as exc:
+                raise PageTooLarge(str(exc)) from None
             return format_tree(
-                parse_aria_snapshot(snapshot), visible_only=config.visible_only,
+                roots, visible_only=config.visible_only,
                 viewport=(config.viewport_width, config.viewport_height))
         except PlaywrightError as exc:
             last = exc

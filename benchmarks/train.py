@@ -1,6 +1,9 @@
 """Benchmark: training tokens per second of `webtraj train` (TRL SFTTrainer + PEFT LoRA)
 against a bare PyTorch loop on the same tiny model, the same LoRA, the same records, the same
-batches and the same optimizer settings; and the peak memory of each.
+records per optimizer step and the same optimizer settings; and the peak memory of each.
+`webtraj train` runs with its default batching (token budget, 8192 tokens on CPU: here each
+6-record step is one length-grouped micro-batch); the bare loop pads batches of 6 in file
+order.
 
 Data: the replay agent on 2 sandbox tasks in Chromium, curated by the oracle judge (the
 records `webtraj curate` writes); model: `webtraj.testing.tiny_model` (a 2-layer Llama whose
@@ -58,7 +61,7 @@ def run_trainer(data: Path, base: Path, out: Path, epochs: float, batch: int) ->
     from webtraj.train.sft import train
 
     cfg = TrainConfig(data=data, base=str(base), out=out, epochs=epochs, batch_size=batch,
-                      per_device_batch=batch, learning_rate=LR, warmup_ratio=0,
+                      learning_rate=LR, warmup_ratio=0,
                       lora=LoraSettings(**LORA), resume=False, save_total_limit=1)
     r = train(cfg)
     return {"tokens": r.trained_tokens, "seconds": r.runtime_s, "loss": r.final_loss}

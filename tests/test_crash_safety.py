@@ -31,7 +31,7 @@ def test_sigkill_mid_write_then_resume(tmp_path, kill_after):
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
 
-    with RunStore.open(root) as store:
+    with RunStore.open(root, write=True) as store:  # the next writer repairs the run
         present = {r.task_id for r in store.rows()}
         # Everything reported complete before the kill is there ...
         assert set(finished) <= present

@@ -147,9 +147,21 @@ def test_reconcile_indexes_orphans_and_removes_temporaries(tmp_path):
     tmp = root / "trajectories" / ".tmp-t2-abc"
     tmp.mkdir()
     (tmp / "trajectory.json").write_text("{")
-    with RunStore.open(root) as store:
+    before = _tree(root)
+    with RunStore.open(root) as store:  # a reader lists what it finds and changes nothing
+        assert store.completed() == {("t0", 0)}
+        assert store.unindexed == [make_trajectory("t1").trajectory_id]
+    assert _tree(root) == before and tmp.exists()
+    with RunStore.open(root, write=True) as store:  # the lock holder repairs the run
         assert store.completed() == {("t0", 0), ("t1", 0)}
         assert not tmp.exists()
+
+
+def _tree(root):
+    """Every file under root with its content, to see that nothing changed (SQLite's
+    shared-memory and WAL files are its own coordination, which readers take part in)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.name.endswith(("-shm", "-wal"))}
 
 
 def test_completed_by_agent_and_failed_episodes(tmp_path):

@@ -188,7 +188,7 @@ def rescore(run: Run | str | Path, evaluators: Sequence[str | Mapping[str, Any]]
                    for e in evaluators]
         for i, config in enumerate(configs):
             check_evaluator(config, record=f"evaluator {i + 1}")
-    store = RunStore.open(path)
+    store = RunStore.open(path, write=True, command="webtraj.api.evaluate")
     with store:
         envs = RunEnvironments(store.info, llm=llm, no_cache=no_cache)
         score_run(store, configs, envs, **filters)

@@ -5,6 +5,7 @@ import pytest
 from typer.testing import CliRunner
 
 from webtraj.cli.app import app
+from webtraj.model import Trajectory
 from webtraj.store import RunStore
 
 runner = CliRunner()
@@ -75,7 +76,9 @@ def test_webvoyager_end_to_end(tmp_path, wv_results, wv_tasks):
     assert sorted(p["record"] or "" for p in s["problems"]) == ["", "line 3"]
     shown = _show(run)
     assert sorted(r["site"] for r in shown["trajectories"]) == ["Amazon", "Google Map"]
-    folder = run / "trajectories" / "Google_Map--1__webvoyager__t0"
+    # "Google Map--1" has a space: the id is made plain and carries a digest of the exact id.
+    folder = run / "trajectories" / Trajectory.make_id("Google Map--1", "webvoyager", 0)
+    assert folder.name.startswith("Google_Map--1__webvoyager__t0-")
     assert sorted(p.name for p in folder.iterdir()) == ["final.png", "step-000.png",
                                                        "trajectory.json"]
 

@@ -82,7 +82,7 @@ def test_resumed_run_scores_each_trajectory_against_the_sites_it_visited(tmp_pat
     assert second.task.start_url.startswith(tuple(second.site_urls.values()))
 
     # `webtraj eval --run`: every trajectory re-scored from the run record alone.
-    with RunStore.open(run) as store:
+    with RunStore.open(run, write=True) as store:
         result = score_run(store, None, RunEnvironments(store.info))
         assert result.trajectories == 2 and result.errors == 0 and result.unscored == 0
         assert _scores(store, row.trajectory_id) == before
@@ -100,7 +100,7 @@ def test_a_trace_at_unknown_origins_is_unscored_not_passed(tmp_path):
     info = orjson.loads((run / "run.json").read_bytes())
     info["site_urls"] = {k: v.rsplit(":", 1)[0] + ":1" for k, v in info["site_urls"].items()}
     (run / "run.json").write_bytes(orjson.dumps(info))
-    with RunStore.open(run) as store:
+    with RunStore.open(run, write=True) as store:
         score_run(store, None, RunEnvironments(store.info))
         [row] = list(store.rows())
         latest = store.scores(row.trajectory_id)
@@ -121,7 +121,8 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("agent", ["llm", "mindact"])
 def test_dead_model_endpoint_is_an_error_then_retried(tmp_path, agent):
     run = tmp_path / "run"
-    dead = f"base_url=http://127.0.0.1:{_closed_port()}/v1,model=scripted,max_retries=1"
+    port = _closed_port()
+    dead = f"base_url=http://127.0.0.1:{port}/v1,model=scripted,max_retries=1"
     config = RunConfig(suite="booking", agent=agent, today=TODAY, task_ids=(FIRST,),
                        max_steps=3, llm=dead)
     with execute_run(config, run) as store:
@@ -131,13 +132,11 @@ def test_dead_model_endpoint_is_an_error_then_retried(tmp_path, agent):
     assert "LLM call" in t.error and not t.steps
     assert agg.errors == 1 and agg.sr is None and agg.csr is None  # not a 0
 
-    # A resumed run with the endpoint back runs the episode again.
+    # A resumed run with the endpoint back (the same endpoint: another one would be another
+    # run) runs the episode again.
     with ScriptedLLMServer(default="Done here. In summary, the next action I will perform is "
-                                   "```stop []```") as server:
-        live = config.model_copy(update={"llm": f"base_url={server.base_url},model=scripted"})
-        if agent == "mindact":
-            live = live.model_copy(update={"max_steps": 1})
-        with execute_run(live, run) as store:
+                                   "```stop []```", port=port) as server:
+        with execute_run(config, run) as store:
             [t] = list(store.iter_trajectories())
         assert server.request_count >= 1
     assert t.error is None and t.termination in ("stop", "max_steps")

@@ -23,7 +23,7 @@ def _two_judge_run(root: Path) -> Path:
     """alpha's trajectories with `constraints:rule`, re-scored once (the newer score wins),
     and a `constraints:llm` judge that differs from rule on `pool` for hotels-001."""
     run = write_run(root, alpha_items(n_extra=4))
-    with RunStore.open(run) as store:
+    with RunStore.open(run, write=True) as store:
         ids = sorted(store.index.trajectory_ids())
         store.add_scores([("hotels-002__heuristic__t0",
                            csr_score([[], ALL[:1], ALL[:1], ALL[:1]]))])
@@ -93,7 +93,7 @@ def test_summary_tables_equal_the_full_queries_and_old_indexes_migrate(tmp_path)
     assert (per["pool"].both, per["pool"].agree) == (6, 3)
     assert (per["location"].both, per["location"].agree) == (6, 6)
     # The next writer migrates the old index; the tables are then the same.
-    with RunStore.open(old):
+    with RunStore.open(old, write=True):
         pass
     conn = sqlite3.connect(old / "index.sqlite")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -134,7 +134,7 @@ def test_a_write_that_bypassed_the_summary_is_never_read_and_is_healed(tmp_path)
     stale = _tables(run)
     assert not stale["summary"]  # read with the full queries, never the stale totals
     assert stale["per_constraint"] != expected["per_constraint"]
-    with RunStore.open(run):  # the next writer rebuilds them
+    with RunStore.open(run, write=True):  # the next writer rebuilds them
         pass
     healed = _tables(run)
     assert healed["summary"]

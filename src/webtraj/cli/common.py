@@ -38,6 +38,13 @@ def esc(value: object) -> str:
     return escape(str(value))
 
 
+def command_line() -> str:
+    """This command as typed (recorded in run.json and named by a run's lock)."""
+    import shlex
+
+    return "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
 class UsageError(Exception):
     """A command used in a way that cannot work (an unknown task id, an empty input)."""
 

@@ -84,7 +84,7 @@ def curate(
     if relabel == "llm" and not llm:
         raise fail("--relabel llm needs --llm base_url=...,model=...")
     try:
-        with RunStore.open(run) as store:  # also indexes folders a crash left unindexed
+        with RunStore.open(run) as store:  # read only: a live writer is not disturbed
             info = store.info
             corrupt = len(store.corrupt)
     except InputError as exc:

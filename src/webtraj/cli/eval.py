@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.common import command_line, console, err_console, esc, fail
 from webtraj.cli.progress import JobProgress
 from webtraj.model import InputError
 from webtraj.model.jsonfile import read_json
@@ -66,7 +66,7 @@ def rescore_run(
         configs = [parse_evaluator_spec(e) for e in evaluator] if evaluator else None
         for i, config in enumerate(configs or ()):
             check_evaluator(config, record=f"--evaluator {i + 1}")
-        store = RunStore.open(run)
+        store = RunStore.open(run, write=True, command=command_line())
     except InputError as exc:
         raise fail(str(exc)) from None
     with store:

@@ -6,15 +6,13 @@ rest is imported. A trajectory already in the run is skipped unless --replace.""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, esc, fail, print_json
+from webtraj.cli.common import command_line, console, err_console, esc, fail, print_json
 from webtraj.formats.imported import Imported, ImportLog, WrongFormat
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, RunInfo
@@ -52,12 +50,21 @@ class _Session:
 
     @staticmethod
     def _open(out: Path, source: str) -> RunStore:
-        command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        """The run, locked for writing (one writer per run); a run made by something else
+        than this import's source is refused (one run, one source)."""
         try:
-            return RunStore.open_or_create(
-                out, RunInfo(name=out.name, command=command, source=source))
+            store = RunStore.open_or_create(
+                out, RunInfo(name=out.name, command=command_line(), source=source))
         except InputError as exc:
             raise fail(str(exc)) from None
+        info = store.info
+        if info.source != source:
+            made_by = (f"an import from {info.source}" if info.source
+                       else f"`{info.command or 'webtraj run'}`")
+            store.close()
+            raise fail(f"{out}: this import from {source} would write into a run made by "
+                       f"{made_by}; import into another --out (one run, one source)")
+        return store
 
     @property
     def store(self) -> RunStore:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, esc, fail, print_json
+from webtraj.cli.common import command_line, console, esc, fail, print_json
 
 app = typer.Typer(help="Compare constraint judges.\n\nExample: webtraj judges compare --run "
                   "runs/heur --judges rule --reference oracle", no_args_is_help=True)
@@ -44,7 +44,7 @@ def compare(
     names = [j.strip() for j in judges.split(",") if j.strip()]
     everyone = names + ([reference] if reference and reference not in names else [])
     try:
-        store = RunStore.open(run)
+        store = RunStore.open(run, write=True, command=command_line())
     except InputError as exc:
         raise fail(str(exc)) from None
     with store:

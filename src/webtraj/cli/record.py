@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import typer
 
-from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.common import command_line, console, err_console, esc, fail
 
 
 def record(
@@ -72,7 +70,7 @@ def record(
 
     err_console.print("recording: do each task in the browser, then Finish in the panel "
                       "(or Control+Shift+Enter)")
-    command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     try:
         store = execute_recording(config, out, window=BrowserWindow(headed=headed,
                                                                     cdp_port=cdp_port),

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
-from webtraj.cli.common import UsageError, console, err_console, esc, fail
+from webtraj.cli.common import UsageError, command_line, console, err_console, esc, fail
 from webtraj.cli.progress import JobProgress
 from webtraj.model.errors import require_extra
 
@@ -67,7 +65,13 @@ def run(
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
-    out: Path = typer.Option(..., "--out", help="Run directory (re-run to resume)."),
+    out: Path = typer.Option(..., "--out", help="Run directory. Running again with the same "
+                             "settings resumes it; other settings (agent and options, model, "
+                             "--max-steps, evaluators, suite or tasks file, sandbox) are "
+                             "refused, naming the differences."),
+    new: bool = typer.Option(False, "--new", help="Start a new run in --out even if it holds "
+                             "one made with other settings (that one is kept, renamed to "
+                             "OUT.replaced-RUNID)."),
 ) -> None:
     """Run an agent on tasks in a real browser, record, score and report.
 
@@ -75,6 +79,9 @@ def run(
 
     Example: webtraj run --suite miniwob --task-ids click-button,enter-text --seeds 0-4
     --agent my_pkg.agents:MyAgent --agent-option temperature=0 --out runs/mine
+
+    One writer per run: while a command writes a run (run, record, eval --run, curate's
+    scoring, import), another one writing it is refused (exit 2), naming the process.
     """
     from webtraj.agents.plugins import load_options_file, parse_option_pairs
     from webtraj.agents.protocol import AgentError
@@ -138,11 +145,13 @@ def run(
     def on_episode(ev: EpisodeEvent) -> None:
         progress.advance(tally.add(ev))
 
-    command = "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = command_line()
     try:
         with progress:
             store = execute_run(config, out, command=command, on_plan=on_plan,
-                                on_episode=on_episode)
+                                on_episode=on_episode, new=new, on_set_aside=lambda p:
+                                err_console.print(f"the earlier run is kept as {esc(p)}",
+                                                  highlight=False))
     except (InputError, ValueError, AgentError) as exc:
         raise fail(str(exc)) from None
     except RuntimeError as exc:  # the run could not go on (not the user's input)

@@ -38,6 +38,7 @@ from webtraj.model.curation import CurationDecision
 from webtraj.model.no_gc import no_gc
 from webtraj.model.run import RunInfo
 from webtraj.store.decisions import DecisionWriter
+from webtraj.store.lock import RunLock
 from webtraj.store.reader import (
     Loaded,
     RawChunk,
@@ -274,7 +275,7 @@ def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = Non
         if not missing:
             continue
         task_ids = sorted({task for _, task in missing})
-        with RunStore.open(root) as store:
+        with RunStore.open(root, write=True, command="webtraj curate (scoring)") as store:
             envs = RunEnvironments(store.info, llm=llm, no_cache=settings.no_cache)
             config = [curve_config(judge)]
             for i in range(0, len(task_ids), 400):
@@ -311,6 +312,14 @@ class CurateResult:
 
 def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = None,
                rescored: int = 0) -> CurateResult:
+    """Curate the run into `job.out`. Its decisions are written into the run's index, so
+    the run's lock is held throughout (RunLockedError while another command writes it)."""
+    with RunLock(job.run, f"webtraj curate (dataset {job.out})"):
+        return _curate_run(job, on_chunk=on_chunk, rescored=rescored)
+
+
+def _curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None,
+                rescored: int) -> CurateResult:
     root = job.run
     items = trajectory_items(root)
     validation = validation_tasks([task for _, task in items], job.val_fraction,
@@ -324,8 +333,8 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
     n_tasks = len({task for _, task in items})
     stats.split_tasks = {VALIDATION: len(validation), TRAIN: n_tasks - len(validation)}
     del items, split_items  # the chunks hold what is left to do (at 150k, tens of MB less)
-    # Decisions are written in one transaction on the run's index, committed with the dataset
-    # (a concurrent writer to the same run waits for the curation to finish).
+    # Decisions are written in one transaction on the run's index, committed with the
+    # dataset.
     log = DecisionWriter(root)
     writer = DatasetWriter(job.out)
     steps_read = 0

@@ -96,11 +96,15 @@ def journaled_steps(workdir: Path) -> tuple[Step, ...]:
 
 def episode_artifacts(workdir: Path) -> dict[str, Path]:
     """The files an episode leaves for the store (screenshots, HAR, ...): regular files only,
-    so neither journals nor the downloads folder ever reach the run."""
-    if not workdir.is_dir():
+    so neither journals nor the downloads folder ever reach the run; none when its scratch
+    folder could not be made or read."""
+    try:
+        if not workdir.is_dir():
+            return {}
+        return {p.name: p for p in sorted(workdir.iterdir())
+                if p.name not in JOURNALS and p.is_file() and not p.is_symlink()}
+    except OSError:
         return {}
-    return {p.name: p for p in sorted(workdir.iterdir())
-            if p.name not in JOURNALS and p.is_file() and not p.is_symlink()}
 
 
 def drop_journals(workdir: Path) -> None:
@@ -190,11 +194,15 @@ def error_trajectory(spec: EpisodeSpec, termination: Termination, message: str,
     """The record of an episode whose worker was killed or died: the steps and requests it
     journaled up to the failure, with the reason."""
     steps: tuple[Step, ...] = ()
+    har = False
     if workdir is not None:
-        steps = journaled_steps(workdir)
-        har_from_journal(har_journal(workdir / HAR_NAME), workdir / HAR_NAME)
-        drop_journals(workdir)
-    har = workdir is not None and (workdir / HAR_NAME).exists()
+        try:
+            steps = journaled_steps(workdir)
+            har_from_journal(har_journal(workdir / HAR_NAME), workdir / HAR_NAME)
+            drop_journals(workdir)
+            har = (workdir / HAR_NAME).exists()
+        except OSError as exc:  # the scratch folder itself failed: the reason is enough
+            message = f"{message} (its scratch folder could not be read: {exc.strerror})"
     return Trajectory(trajectory_id=spec.trajectory_id, task=spec.task, agent=spec.agent,
                       trial=spec.trial, steps=steps, termination=termination, error=message,
                       network_trace=HAR_NAME if har else None, finished_at=time.time())

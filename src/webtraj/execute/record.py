@@ -28,9 +28,10 @@ from pathlib import Path
 from webtraj.browser.config import EnvConfig
 from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
 from webtraj.execute.episode import EpisodeSpec, StepJournal, episode_artifacts, error_trajectory
+from webtraj.execute.resume import open_run_for, record_served_date, tasks_digest
 from webtraj.model import InputError, RunInfo, Score, Task, Termination, Trajectory
 from webtraj.model.base import FrozenModel
-from webtraj.model.run import RunConfig
+from webtraj.model.run import RunConfig, RunDefinition
 from webtraj.record.panel import Panel
 from webtraj.record.session import HUMAN, Recorder, RecordSettings
 from webtraj.store import RunStore
@@ -152,11 +153,25 @@ def execute_recording(config: RunConfig, out: str | Path, *, window: BrowserWind
     """Record each selected task in turn into the run at `out`; returns the open store."""
     config = config.model_copy(update={"agent": HUMAN})
     out = Path(out)
-    store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
-                                                 seed=config.seed, settings=config))
+    definition = RunDefinition.of(config, kind="record",
+                                  tasks_digest=tasks_digest(config.tasks_file))
+    store = open_run_for(out, RunInfo(name=out.name, command=command, seed=config.seed,
+                                      settings=config), definition, command=command)
+    try:
+        return _record(store, config, out, window=window, settings=settings,
+                       url_tasks=url_tasks, on_task=on_task)
+    except BaseException:
+        store.abandon()  # a new run with no recording leaves nothing of its own
+        raise
+
+
+def _record(store: RunStore, config: RunConfig, out: Path, *, window: BrowserWindow,
+            settings: RecordSettings, url_tasks: list[Task] | None,
+            on_task: Callable[[RecordedTask], None] | None) -> RunStore:
     with ExitStack() as stack:
         scratch = stack.enter_context(RecordingScratch(out))
         tasks, session_urls = _tasks(stack, store, config, url_tasks or [])
+        record_served_date(store)
         envs = RunEnvironments(store.info)
         scored: dict[str, list[Score]] = {}
         stage = None

@@ -24,12 +24,13 @@ from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored
 from webtraj.execute.episode import EpisodeSpec
 from webtraj.execute.inprocess import InProcessExecutor
 from webtraj.execute.local import Artifacts
+from webtraj.execute.resume import open_run_for, record_served_date, tasks_digest
 from webtraj.execute.suites import Suite, SuiteSession, suite_of_config
 from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
-from webtraj.model.run import ModelInfo, RunConfig
+from webtraj.model.run import ModelInfo, RunConfig, RunDefinition
 from webtraj.store import RunStore
 
 __all__ = ["EpisodeEvent", "RunConfig", "RunPlan", "execute_run"]
@@ -94,9 +95,12 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
                 on_plan: Callable[[RunPlan], None] | None = None,
                 on_episode: Callable[[EpisodeEvent], None] | None = None,
                 on_start: Callable[[EpisodeSpec, int], None] | None = None,
-                agent: Agent | None = None) -> RunStore:
-    """Run (or resume) the episodes into `out`; returns the open store. An `agent` object
-    (Python API) runs in this process; otherwise workers build `config.agent` themselves."""
+                agent: Agent | None = None, new: bool = False,
+                on_set_aside: Callable[[Path], None] | None = None) -> RunStore:
+    """Run (or resume) the episodes into `out`; returns the open store, which holds the
+    run's lock until closed. An `agent` object (Python API) runs in this process; otherwise
+    workers build `config.agent` themselves. A run at `out` made with other settings is
+    refused (RunSettingsError) unless `new`, which sets it aside and starts a new one."""
     if (config.suite is None) == (config.tasks_file is None):
         raise ValueError("give exactly one of a suite or a tasks file")
     if agent is None:  # fail fast on a bad agent or option, before any browser starts
@@ -105,9 +109,26 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
         check_evaluator(evaluator, record=f"--evaluator {i + 1}")
     suite = suite_of_config(config)
     out = Path(out)
-    store = RunStore.open_or_create(out, RunInfo(name=out.name, command=command,
-                                                 seed=config.seed, settings=config,
-                                                 model=_model_info(config.llm)))
+    model = _model_info(config.llm)
+    definition = RunDefinition.of(config, model=model,
+                                  tasks_digest=tasks_digest(config.tasks_file))
+    store = open_run_for(out, RunInfo(name=out.name, command=command, seed=config.seed,
+                                      settings=config, model=model),
+                         definition, new=new, command=command, on_set_aside=on_set_aside)
+    try:
+        return _execute(store, suite, config, out, on_plan=on_plan, on_episode=on_episode,
+                        on_start=on_start, agent=agent)
+    except BaseException:
+        # A new run that failed before its first episode leaves nothing of its own.
+        store.abandon()
+        raise
+
+
+def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
+             on_plan: Callable[[RunPlan], None] | None,
+             on_episode: Callable[[EpisodeEvent], None] | None,
+             on_start: Callable[[EpisodeSpec, int], None] | None,
+             agent: Agent | None) -> RunStore:
     started = time.monotonic()
     with ExitStack() as stack:
         session = suite.open(stack, store, config)
@@ -171,6 +192,7 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
 
         executor = (InProcessExecutor(worker, agent) if agent is not None
                     else _executor(config, worker))
+        _publish(store)
         executor.run(specs, on_result, on_start)
         if stage is not None:
             stage.close()  # every score stored before the run's totals are written
@@ -189,6 +211,12 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
             usage = merge_run_usage(usage, part, key=key)
     store.update_info(timings=timings, usage=usage)
     return store
+
+
+def _publish(store: RunStore) -> None:
+    """Everything the run needs is up: a new run becomes a run (its run.json)."""
+    record_served_date(store)
+    store.publish()
 
 
 def _executor(config: RunConfig, worker: WorkerConfig):

@@ -109,8 +109,10 @@ async def _serve(conn, config: WorkerConfig) -> None:
     async def one(spec: EpisodeSpec) -> None:
         try:
             traj = await worker.run(spec)
-        except Exception as exc:  # the browser could not start or died: this episode only
-            traj = error_trajectory(spec, Termination.ERROR, f"{type(exc).__name__}: {exc}",
+        except Exception as exc:  # the episode could not start (browser, scratch folder)
+            # or died: this episode only, and the parent always hears of it.
+            traj = error_trajectory(spec, Termination.ERROR,
+                                    f"episode could not run: {type(exc).__name__}: {exc}",
                                     config.workdir(spec))
         conn.send(traj.model_dump_json())
 

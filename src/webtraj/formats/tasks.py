@@ -23,6 +23,8 @@ def load_tasks(path: str | Path, *, need_start_url: bool = False
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", file=path) from None
     tasks: list[Task] = []
+    # Where each task was read ("line 3", "item 2"), to name both copies of a duplicate.
+    where: list[str] = []
     errors: list[InputError] = []
     if data.lstrip().startswith(b"["):
         try:
@@ -35,6 +37,7 @@ def load_tasks(path: str | Path, *, need_start_url: bool = False
             try:
                 tasks.append(_checked(Task.from_obj(item, file=path, record=f"item {i}"),
                                       need_start_url, path, f"item {i}"))
+                where.append(f"item {i}")
             except InputError as exc:
                 errors.append(exc)
     else:
@@ -44,20 +47,20 @@ def load_tasks(path: str | Path, *, need_start_url: bool = False
             try:
                 tasks.append(_checked(Task.from_json_bytes(line, file=path, record=f"line {n}"),
                                       need_start_url, path, f"line {n}"))
+                where.append(f"line {n}")
             except InputError as exc:
                 errors.append(exc)
     if not tasks and not errors:
         raise InputError("no tasks in this file (it is empty)", file=path)
-    seen: set[str] = set()
-    unique = []
-    for t in tasks:
-        if t.task_id in seen:
-            errors.append(InputError("duplicate task_id; later copy skipped", file=path,
-                                     record=t.task_id, field="task_id"))
-            continue
-        seen.add(t.task_id)
-        unique.append(t)
-    return unique, errors
+    first: dict[str, str] = {}
+    for t, at in zip(tasks, where, strict=True):
+        if t.task_id in first:
+            # Which copy was meant cannot be known, and both would be one trajectory.
+            raise InputError(f"duplicate task_id {t.task_id!r}: {first[t.task_id]} has it "
+                             "too; task ids must be unique in a file", file=path,
+                             record=at, field="task_id")
+        first[t.task_id] = at
+    return tasks, errors
 
 
 def _checked(task: Task, need_start_url: bool, path: Path, where: str) -> Task:

@@ -75,6 +75,69 @@ class ModelInfo(FrozenModel):
     profile: str | None = None
 
 
+class RunDefinition(FrozenModel):
+    """The settings that define a run's episodes and their scores. Writing into a run with
+    other ones would mix two experiments under one name, so it is refused (`differences`).
+
+    Settings that only choose which episodes run (task ids, --limit, trials, seeds) or how
+    fast (workers, executor, timeout, screenshot encoding) are not part of it. `today` is
+    None when the command named no date (the run keeps the one it recorded); a
+    `tasks_digest` of None (a run written before digests were kept) is not compared."""
+
+    kind: Literal["run", "record"] = "run"
+    agent: str
+    agent_options: dict[str, JsonValue] = Field(default_factory=dict)
+    # The agent's model: endpoint, model name, sampling parameters (not retries or timeouts).
+    model: ModelInfo | None = None
+    max_steps: int
+    evaluators: tuple[dict[str, JsonValue], ...] = ()
+    evaluate: bool = True
+    suite: str | None = None
+    # sha256 of the tasks file's bytes: the same path holding other tasks is another run.
+    tasks_digest: str | None = None
+    today: str | None = None
+    seed: int = 0
+    allow_origins: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, config: RunConfig, *, kind: Literal["run", "record"] = "run",
+           model: ModelInfo | None = None, tasks_digest: str | None = None) -> RunDefinition:
+        """`model`: `config.llm` resolved (by the llm layer, which this layer cannot use)."""
+        return cls(kind=kind, agent=config.agent, agent_options=config.agent_options,
+                   model=model, max_steps=config.max_steps, evaluators=config.evaluators,
+                   evaluate=config.evaluate, suite=config.suite, tasks_digest=tasks_digest,
+                   today=config.today, seed=config.seed,
+                   allow_origins=tuple(sorted(config.allow_origins)))
+
+    def differences(self, wanted: RunDefinition) -> list[str]:
+        """What `wanted` (this command) changes of this (the run's) definition, one line per
+        setting; empty when the command may write into the run. `evaluate` may be switched
+        on (scoring what was stored unscored) but the evaluators must agree."""
+        out = []
+        for name in type(self).model_fields:
+            have, want = getattr(self, name), getattr(wanted, name)
+            if have == want:
+                continue
+            if name == "today" and want is None:
+                continue
+            if name == "tasks_digest" and (have is None or want is None):
+                continue
+            if name == "evaluate":
+                continue
+            out.append(f"{name}: the run has {_shown(have)}, this command {_shown(want)}")
+        return out
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str) and len(value) == 64 and value.isalnum():
+        return value[:12]  # a digest
+    if isinstance(value, ModelInfo):
+        return " ".join(f"{k}={v}" for k, v in value.model_dump(exclude_none=True).items())
+    if value is None or value == () or value == {}:
+        return "none"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 class RunInfo(Document):
     schema_version: int = 2
     SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2})
@@ -86,6 +149,9 @@ class RunInfo(Document):
     command: str = ""
     seed: int | None = None
     settings: RunConfig | None = None
+    # What defines the run (compared when a later command writes into it); None for runs
+    # written before it was kept (then derived from `settings`) and for imported runs.
+    definition: RunDefinition | None = None
     sandbox: SandboxInfo | None = None
     # Base URL of each site, as evaluators map URLs to sites. A trajectory made against other
     # URLs (a sandbox served on other ports) carries its own `Trajectory.site_urls`.
@@ -98,6 +164,17 @@ class RunInfo(Document):
     timings: dict[str, float] = Field(default_factory=dict)
     # Model usage totals (calls, tokens, cache hits, cost) written by the llm layer.
     usage: dict[str, JsonValue] = Field(default_factory=dict)
+
+    def recorded_definition(self) -> RunDefinition | None:
+        """The run's definition, or the one its recorded settings imply (older runs)."""
+        if self.definition is not None:
+            return self.definition
+        if self.settings is None:
+            return None
+        found = RunDefinition.of(self.settings, model=self.model)
+        if self.sandbox is not None:  # the date the run served, not the one it was given
+            found = found.model_copy(update={"today": self.sandbox.today.isoformat()})
+        return found
 
     @model_validator(mode="before")
     @classmethod

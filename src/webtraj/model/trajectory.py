@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from enum import StrEnum
 from typing import ClassVar
 
+import orjson
 from pydantic import Field, JsonValue, model_validator
 
 from webtraj.model.action import Action, ActionKind
@@ -108,6 +111,37 @@ class Termination(StrEnum):
     IMPORTED = "imported"
 
 
+_PLAIN_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*(?:_[A-Za-z0-9.\-]+)*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9.\-]+")
+# Longest task and agent parts kept as they are; longer ones are cut and digested. Ids stay
+# well under a file name's 255 bytes, with room for scratch and temporary names around them.
+_TASK_PART_MAX = 96
+_AGENT_PART_MAX = 40
+
+
+def trajectory_id(task_id: str, agent: str, trial: int) -> str:
+    """`{task}__{agent}__t{trial}` when task and agent are plain (letters, digits, `.`, `-`,
+    single `_`; no leading punctuation; short enough), so the id reads as what it names.
+    Otherwise each part is made plain (other characters become `_`, long parts are cut) and a
+    digest of the exact triple is appended: `{task}__{agent}__t{trial}-{12 hex}`.
+
+    Injective: a plain id splits back into its parts at its `__`s; a digested one ends in `-`
+    and 12 hex digits, which a plain id (ending in `__t` and the trial's digits) never does, and
+    two digested ids share their digest only if their exact triples do (up to a 48-bit hash)."""
+    tail = f"__t{int(trial)}"
+    if (len(task_id) <= _TASK_PART_MAX and len(agent) <= _AGENT_PART_MAX
+            and _PLAIN_PART.fullmatch(task_id) and _PLAIN_PART.fullmatch(agent)):
+        return f"{task_id}__{agent}{tail}"
+    exact = orjson.dumps([task_id, agent, int(trial)])
+    digest = hashlib.sha256(exact).hexdigest()[:12]
+    return f"{_plain(task_id, _TASK_PART_MAX)}__{_plain(agent, _AGENT_PART_MAX)}{tail}-{digest}"
+
+
+def _plain(text: str, limit: int) -> str:
+    out = _UNSAFE.sub("_", text).strip("._-")[:limit].rstrip("._-")
+    return out or "x"
+
+
 class Trajectory(Document):
     # Version 2 added `site_urls`; version 3 the steps' `timings` and `usage`; version 4
     # mouse actions (points), the steps' `pointed`, the observations' `mouse` and `boxes`.
@@ -141,11 +175,9 @@ class Trajectory(Document):
 
     @staticmethod
     def make_id(task_id: str, agent: str, trial: int) -> str:
-        """A file-system-safe id that is the same for the same (task, agent, trial)."""
-        import re
-
-        safe = re.sub(r"[^A-Za-z0-9._\-]+", "_", f"{task_id}__{agent}__t{trial}")
-        return safe.strip("._") or "trajectory"
+        """The trajectory id of (task, agent, trial): a file name, the same every time, and
+        injective (distinct triples never share an id; see `trajectory_id`)."""
+        return trajectory_id(task_id, agent, trial)
 
     @property
     def observations(self) -> list[Observation]:

@@ -135,10 +135,16 @@ class RunIndex:
     """`redactor`: text columns (intent, answer, error, score reasons and bodies) are redacted
     as they are written, like every file of the run."""
 
-    def __init__(self, path: str | Path, redactor: Redactor | None = None) -> None:
+    def __init__(self, path: str | Path, redactor: Redactor | None = None, *,
+                 read_only: bool = False) -> None:
         self.path = Path(path)
         self._redactor = redactor
-        self.conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        if read_only:
+            # A reader changes nothing: no schema, no migration, no journal-mode switch.
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            self.conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            return
+        self.conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)

@@ -45,8 +45,11 @@ class _Session:
         self.steps = 0
         self.unmapped = 0
         self.existing = 0
-        if (out / "run.json").exists():  # an unreadable run is refused before any work
-            _ = self.store
+        if (out / "run.json").exists():  # an unreadable or other run is refused before
+            try:                            # any work (read only: the run stays as it is)
+                self._check_source(RunInfo.load(out / "run.json"))
+            except InputError as exc:
+                raise fail(str(exc)) from None
 
     @staticmethod
     def _open(out: Path, source: str) -> RunStore:
@@ -57,14 +60,24 @@ class _Session:
                 out, RunInfo(name=out.name, command=command_line(), source=source))
         except InputError as exc:
             raise fail(str(exc)) from None
-        info = store.info
+        try:
+            _Session._check_source_of(out, source, store.info)
+        except InputError as exc:
+            store.close()
+            raise fail(str(exc)) from None
+        return store
+
+    def _check_source(self, info: RunInfo) -> None:
+        self._check_source_of(self.out, self.source, info)
+
+    @staticmethod
+    def _check_source_of(out: Path, source: str, info: RunInfo) -> None:
         if info.source != source:
             made_by = (f"an import from {info.source}" if info.source
                        else f"`{info.command or 'webtraj run'}`")
-            store.close()
-            raise fail(f"{out}: this import from {source} would write into a run made by "
-                       f"{made_by}; import into another --out (one run, one source)")
-        return store
+            raise InputError(f"this import from {source} would write into a run made by "
+                             f"{made_by}; import into another --out (one run, one source)",
+                             file=out)
 
     @property
     def store(self) -> RunStore:

@@ -141,3 +141,76 @@ def test_mind2web_steps_as_eval_cases(small_tasks, tmp_path):
     assert result.summary["element_match"].mean == 0.0
     by_op = result.grouped("op_type")
     assert by_op["CLICK"]["action_correct"].mean == 1.0
+
+
+def test_cookbook_flow_on_the_multimodal_mind2web_fixture(real_step_path, tmp_path):
+    """The cookbook's flow end to end: load the steps, make cases, ask a model (the scripted
+    server), score with registry evaluators and a plain function, store the run, rescore the
+    stored run with `webtraj eval`: the same scores, and the record keeps what Eval wrote."""
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+    from webtraj.evaluate.mind2web import step_cases
+    from webtraj.evaluate.registry import registry
+    from webtraj.formats.mind2web import load_steps
+    from webtraj.llm.client import LLMClient
+    from webtraj.llm.spec import ModelSpec
+    from webtraj.testing import ScriptedLLMServer
+
+    steps = load_steps(real_step_path)
+    with ScriptedLLMServer(default="Answer: A") as srv:
+        client = LLMClient(ModelSpec(base_url=srv.base_url, model="scripted", timeout=30.0))
+
+        async def predict(inp):
+            reply = (await client.chat(inp["prompt"], use_cache=False)).text
+            op = {"A": "CLICK", "B": "TYPE", "C": "SELECT"}.get(reply.split()[-1], "")
+            return {"op": op, "value": ""}
+
+        def mentions_the_site(input, metadata):
+            return float(metadata["website"] in input["task"].lower() or 0.0)
+
+        result = Eval("m2w-cookbook", list(step_cases(steps)), predict,
+                      ["operation_match", {"evaluator": "action_correct"}, element_match,
+                       mentions_the_site], store=tmp_path / "run", group_by=["website"]).run()
+        assert srv.request_count == len(steps)
+    assert "operation_match" in registry and "element_match" in registry
+    assert result.summary["operation_match"].mean == 1.0  # the gold operation is CLICK
+    assert result.summary["action_correct"].mean == 1.0
+    assert result.summary["element_match"].mean == 0.0  # no element predicted
+    assert result.summary["mentions_the_site"].scored == len(steps)
+    assert set(result.grouped("website")) == {"thumbtack"}
+
+    with RunStore.open(tmp_path / "run") as store:
+        info = store.info
+        assert info.schema_version == type(info)().schema_version and info.command == "Eval"
+        assert info.results["kind"] == "eval" and info.results["group_by"] == ["website"]
+        assert info.results["scorers"] == ["operation_match", "action_correct",
+                                           "element_match", "mentions_the_site"]
+        assert info.results["grouped"]["website"]["thumbtack"]["action_correct"]["mean"] == 1
+        (tid,) = [r.trajectory_id for r in store.rows()]
+        stored = {s.evaluator: s.value for s in store.scores(tid)}
+    assert stored == {"operation_match": 1.0, "action_correct": 1.0, "element_match": 0.0,
+                      "mentions_the_site": result.cases[0].scores["mentions_the_site"]}
+
+    r = CliRunner().invoke(app, ["eval", "--run", str(tmp_path / "run"), "--evaluator",
+                                 "action_correct", "--evaluator", "element_match"])
+    assert r.exit_code == 0, r.output
+    with RunStore.open(tmp_path / "run") as store:
+        again = [(s.evaluator, s.value) for s in store.scores(tid)
+                 if s.evaluator in ("action_correct", "element_match")]
+        assert store.info.results["kind"] == "eval"
+    assert sorted(again) == [("action_correct", 1.0), ("element_match", 0.0)]
+
+
+def test_an_old_eval_run_record_keeps_its_kind_scorers_and_grouping():
+    from webtraj.model.run import RunInfo
+
+    info = RunInfo.model_validate({
+        "schema_version": 1, "name": "m2w", "command": "Eval",
+        "config": {"kind": "eval", "scorers": ["operation_match"], "group_by": ["website"],
+                   "summary": {"operation_match": {"mean": 1.0, "scored": 1, "skipped": 0}},
+                   "grouped": {}}})
+    assert info.results == {"kind": "eval", "scorers": ["operation_match"],
+                            "group_by": ["website"], "grouped": {},
+                            "summary": {"operation_match": {"mean": 1.0, "scored": 1,
+                                                            "skipped": 0}}}

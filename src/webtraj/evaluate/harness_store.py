@@ -1,18 +1,23 @@
-"""Storing an `Eval` result as a run: one trajectory per case (input in the task metadata,
-output as the answer) and one `Score` per scorer; a skipped scorer is stored as unscored."""
+"""An `Eval` case as a trajectory (input and expected answer in the task metadata, output as
+the answer), and an `Eval` result stored as a run of the current run record: the scorers and
+grouping keys, the summaries and every case's scores (a skipped scorer stored as unscored)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from webtraj.evaluate.case_scorers import META_PREFIX
 from webtraj.model.run import RunInfo
 from webtraj.model.score import Score
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Termination, Trajectory
+
+if TYPE_CHECKING:
+    from webtraj.evaluate.harness import EvalResult
 
 
 def _json(value: Any) -> Any:
@@ -20,41 +25,37 @@ def _json(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value, default=str))
 
 
-def store_eval(root: str | Path, result: Any, *, scorers: Sequence[str],
-               group_by: Sequence[str] = ()) -> Path:
+def case_trajectory(eval_name: str, case_id: str, input: Any, expected: Any,
+                    metadata: Mapping[str, Any], output: Any, *, error: str | None,
+                    duration_s: float) -> Trajectory:
+    meta = _json(dict(metadata))
+    task = Task(task_id=case_id, intent=str(_json(input))[:2000],
+                site=str(meta.get("website")) if meta.get("website") else None,
+                metadata={"input": _json(input), "expected": _json(expected),
+                          **{f"{META_PREFIX}{k}": v for k, v in meta.items()}})
+    return Trajectory(
+        trajectory_id=Trajectory.make_id(case_id, eval_name, 0), task=task,
+        agent=eval_name, answer=orjson.dumps(_json(output)).decode(),
+        termination=Termination.ERROR if error else Termination.IMPORTED,
+        error=error, metadata={"duration_s": duration_s})
+
+
+def store_eval(root: str | Path, result: EvalResult,
+               cases: Sequence[tuple[Trajectory, Sequence[Score]]], *,
+               scorers: Sequence[str], group_by: Sequence[str] = ()) -> Path:
     from webtraj.store import RunStore
 
-    info = RunInfo(name=result.name, command="Eval",
-                   config={"kind": "eval", "scorers": list(scorers),
-                           "group_by": list(group_by)})
+    eval_info = {"kind": "eval", "scorers": list(scorers), "group_by": list(group_by)}
+    info = RunInfo(name=result.name, command="Eval", results=eval_info)
     summary = {k: v.model_dump() for k, v in result.summary.items()}
     grouped = {key: {g: {n: s.model_dump() for n, s in ss.items()}
                      for g, ss in result.grouped(key).items()} for key in group_by}
     with RunStore.open_or_create(root, info) as store:
         pairs: list[tuple[str, Score]] = []
-        for case in result.cases:
-            meta = _json(case.metadata)
-            task = Task(task_id=case.id, intent=str(_json(case.input))[:2000],
-                        site=str(meta.get("website")) if meta.get("website") else None,
-                        metadata={"input": _json(case.input), "expected": _json(case.expected),
-                                  **{f"meta_{k}": v for k, v in meta.items()}})
-            traj = Trajectory(
-                trajectory_id=Trajectory.make_id(case.id, result.name, 0), task=task,
-                agent=result.name, answer=orjson.dumps(_json(case.output)).decode(),
-                termination=Termination.ERROR if case.error else Termination.IMPORTED,
-                error=case.error, metadata={"duration_s": case.duration_s})
+        for traj, scores in cases:
             store.add_trajectory(traj, replace=True)
-            for name, value in case.scores.items():
-                d = case.score_details.get(name, {})
-                details = _json({k: v for k, v in d.items() if k not in ("reason", "error")})
-                if value is None:
-                    reason = d.get("reason") or "scorer returned None (skipped)"
-                    s = Score.unscored(name, str(reason), error=bool(d.get("error")),
-                                       details=details)
-                else:
-                    s = Score(evaluator=name, value=value, details=details)
-                pairs.append((traj.trajectory_id, s))
+            pairs.extend((traj.trajectory_id, s) for s in scores)
         store.add_scores(pairs)
-        store.update_info(results={**store.info.results, "summary": _json(summary),
-                                   "grouped": _json(grouped)})
+        store.update_info(results={**store.info.results, **eval_info,
+                                   "summary": _json(summary), "grouped": _json(grouped)})
     return Path(root)

@@ -171,6 +171,7 @@ def check(config: Mapping[str, Any], **kw: Any) -> BaseModel | None:
 def load_builtins() -> None:
     """Import the built-in evaluator packages: each registers its evaluators (and declares
     its metric family) on import."""
+    import webtraj.evaluate.case_scorers  # noqa: F401
     import webtraj.evaluate.constraints.plugin  # noqa: F401
     import webtraj.evaluate.miniwob  # noqa: F401
     import webtraj.evaluate.outcome.plugin  # noqa: F401

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from webtraj.evaluate.protocol import EvalEnv
+from webtraj.evaluate.protocol import EvalEnv, Evaluator
 from webtraj.evaluate.registry import create
 from webtraj.llm.usage import Usage, usage_scope
 from webtraj.model import InputError, Score, Trajectory
@@ -30,18 +30,23 @@ async def score_trajectory(trajectory: Trajectory, artifacts: Path | None, env: 
         except (InputError, ValueError) as exc:
             scores.append(Score.unscored(name, f"bad evaluator config: {exc}", error=True))
             continue
-        if trajectory.error:
-            scores.append(episode_error_score(evaluator.name, trajectory.error))
-            continue
-        try:
-            with usage_scope() as used:
-                got = await evaluator.evaluate(trajectory, artifacts)
-            scores.extend(_with_usage(got, used.snapshot()))
-        except Exception as exc:  # an evaluator bug is reported, never turned into a score
-            scores.append(Score.unscored(evaluator.name,
-                                         f"evaluator failed: {type(exc).__name__}: {exc}",
-                                         error=True))
+        scores.extend(await run_evaluator(evaluator, trajectory, artifacts))
     return _distinct_names(scores)
+
+
+async def run_evaluator(evaluator: Evaluator, trajectory: Trajectory,
+                        artifacts: Path | None) -> list[Score]:
+    """One evaluator on one trajectory: an episode that ended in an error is not judged, and
+    an evaluator that fails gives an unscored error score, never a number."""
+    if trajectory.error:
+        return [episode_error_score(evaluator.name, trajectory.error)]
+    try:
+        with usage_scope() as used:
+            got = await evaluator.evaluate(trajectory, artifacts)
+        return _with_usage(got, used.snapshot())
+    except Exception as exc:  # an evaluator bug is reported, never turned into a score
+        return [Score.unscored(evaluator.name, f"evaluator failed: {type(exc).__name__}: {exc}",
+                               error=True)]
 
 
 def _with_usage(scores: list[Score], usage: Usage) -> list[Score]:

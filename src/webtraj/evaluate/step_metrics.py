@@ -103,6 +103,17 @@ def predicted_action(op: str | None, value: str | None) -> str:
     return f"{_op_word(op)} {_first_line(value or '').strip()}"
 
 
+def action_matches(pred_op: str | None, pred_value: str | None, ref_op: str,
+                   ref_value: str | None) -> bool:
+    """The operation matches and, for TYPE and SELECT, the value too (first line, spaces
+    trimmed): a step's action counted right or wrong, without the token F1's partial credit."""
+    word = _op_word(ref_op)
+    if _op_word(pred_op) != word:
+        return False
+    return word == "CLICK" or (predicted_action(pred_op, pred_value)
+                               == reference_action(ref_op, ref_value or ""))
+
+
 class StepResult(FrozenModel):
     annotation_id: str
     action_uid: str

@@ -186,8 +186,8 @@ class RunInfo(Document):
 
 def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Version 1 kept everything in `config`: today/seed/site_urls for a sandbox run,
-    `imported_from` for an import, `summary`/`grouped` for a Mind2Web Eval, and the dumped
-    run settings themselves."""
+    `imported_from` for an import, `kind`/`scorers`/`group_by`/`summary`/`grouped` for an
+    Eval, and the dumped run settings themselves."""
     out = {k: v for k, v in data.items() if k != "config"}
     out["schema_version"] = 2
     config = dict(data.get("config") or {})
@@ -202,7 +202,9 @@ def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
         config["today"] = today
     if isinstance(config.get("imported_from"), str):
         out["source"] = config.pop("imported_from")
-    results = {k: config.pop(k) for k in ("summary", "grouped") if k in config}
+    # An Eval run's record: its kind, scorers and grouping keys go with its results.
+    results = {k: config.pop(k) for k in ("summary", "grouped", "kind", "scorers", "group_by")
+               if k in config}
     if results:
         out["results"] = results
     if config.get("agent"):

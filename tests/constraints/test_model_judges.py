@@ -88,3 +88,32 @@ def test_vlm_judge_sends_the_screenshot(tmp_path):
         assert server.requests[0].n_images == 1
         [missing] = asyncio.run(evaluator.evaluate(_trajectory("u", "http://h/y"), tmp_path))
         assert missing.value is None and "no screenshot" in missing.reason
+
+
+@pytest.mark.parametrize("mode", ["llm", "vlm"])
+def test_unreadable_observation_is_unknown_and_never_sent(tmp_path, mode):
+    """An observation whose page could not be read is unknown for the model judges, with the
+    reason, and costs no call; the readable ones around it are judged as usual."""
+    traj = _trajectory("t", "http://h/search?d=lisbon")
+    why = "cannot read the accessibility tree: the page has 40,005 elements, over the bound"
+    first = traj.steps[0].model_copy(update={"observation": Observation(
+        url="http://h/rooms", unreadable=why)})
+    traj = traj.model_copy(update={"steps": (first,)})
+    with ScriptedLLMServer(default=GOOD) as server:
+        evaluator = ConstraintsEvaluator(ModelJudge(_client(server, tmp_path), mode=mode),
+                                         steps="all")
+        [score] = asyncio.run(evaluator.evaluate(traj, None))
+        # llm: the final observation only; vlm: not even that (it has no screenshot).
+        assert server.request_count == (1 if mode == "llm" else 0)
+    assert score.step_values[0] is None
+    assert all(c.matching is None and why in c.reason for c in score.step_checks[0])
+    if mode == "llm":
+        assert score.step_values[1] == pytest.approx(2 / 3)
+    # Unreadable at the end: the trajectory is unscored with the reason, never 0.
+    final = traj.final_observation.model_copy(update={"unreadable": why})
+    with ScriptedLLMServer(default=GOOD) as server:
+        evaluator = ConstraintsEvaluator(ModelJudge(_client(server, tmp_path / "b"), mode=mode))
+        [score] = asyncio.run(evaluator.evaluate(
+            traj.model_copy(update={"final_observation": final}), None))
+        assert server.request_count == 0
+    assert score.value is None and why in score.reason and not score.error

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from webtraj.agents.page import PageElement, parse_tree
 from webtraj.agents.protocol import AgentDecision
+from webtraj.dom.tree_text import PageElement, parse_tree
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.constraint_values import fold, location_matches, parse_date
 from webtraj.model.task import MADE_SELECTION, Constraint, ConstraintType, Task

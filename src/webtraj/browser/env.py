@@ -20,7 +20,7 @@ ids restart with each new document, as in WebArena. `env.locator(id)` gives the 
 locator behind an id.
 
 Failures of an action (no such id, element not interactable, timeout, blocked goto) are
-returned in `StepResult.error`; `step` raises only when the browser itself is gone.
+returned in `StepOutcome.error`; `step` raises only when the browser itself is gone.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from webtraj.browser.records import (
     BrowserObservation,
     DownloadRecord,
     EpisodeResult,
-    StepResult,
+    StepOutcome,
 )
 from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
@@ -202,7 +202,7 @@ class BrowserEnv:
         times["action"], times["settle"] = t1 - t0, time.perf_counter() - t1
         return error
 
-    async def step(self, action: Action) -> StepResult:
+    async def step(self, action: Action) -> StepOutcome:
         """Do `action`, wait for the page to settle, observe. Failures are in `error`."""
         started = time.monotonic()
         pointed = await self._pointed(action)
@@ -214,7 +214,7 @@ class BrowserEnv:
         done = action.kind is ActionKind.STOP
         timings = StepTimings(**{k: times.get(k) for k in (
             "action", "settle", "capture", "tree", "screenshot")})
-        return StepResult(observation=obs, error=error, done=done,
+        return StepOutcome(observation=obs, error=error, done=done,
                           answer=action.value if done else None,
                           duration_s=time.monotonic() - started, element_box=box,
                           pointed=pointed, timings=timings)

@@ -87,7 +87,7 @@ class BrowserObservation(FrozenModel):
                                      for k, b in self.element_boxes.items()} or None)
 
 
-class StepResult(FrozenModel):
+class StepOutcome(FrozenModel):
     """The outcome of one `step`: the new observation, the action's error (None on success),
     and whether the episode is over (a `stop` action)."""
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from webtraj.agents.page import parse_tree
 from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.agents.prompting import SYSTEM_PROMPT, PromptHistory, user_prompt
 from webtraj.curate.instance import Instance, KeptStep
+from webtraj.dom.tree_text import parse_tree
 from webtraj.llm.tokens import trim_tree
 from webtraj.model.action import ACTION_PHRASE, Action, action_text
 from webtraj.model.trajectory import Observation, Step, Trajectory

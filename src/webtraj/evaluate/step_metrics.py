@@ -114,7 +114,9 @@ def action_matches(pred_op: str | None, pred_value: str | None, ref_op: str,
                                == reference_action(ref_op, ref_value or ""))
 
 
-class StepResult(FrozenModel):
+class Mind2WebStepScore(FrozenModel):
+    """One Mind2Web step scored: element accuracy, operation F1, step success."""
+
     annotation_id: str
     action_uid: str
     website: str = ""
@@ -136,7 +138,8 @@ def acceptable_ids(step: M2WStep, top_k: int = TOP_K) -> tuple[str, ...]:
                  if c.rank is None or c.rank < top_k)
 
 
-def score_step(step: M2WStep, pred: StepPrediction | None, top_k: int = TOP_K) -> StepResult:
+def score_step(step: M2WStep, pred: StepPrediction | None,
+               top_k: int = TOP_K) -> Mind2WebStepScore:
     ok_ids = acceptable_ids(step, top_k)
     ref = reference_action(step.operation.op, step.operation.value)
     ranks = [c.rank for c in step.pos_candidates if c.rank is not None]
@@ -144,14 +147,15 @@ def score_step(step: M2WStep, pred: StepPrediction | None, top_k: int = TOP_K) -
             "website": step.website, "domain": step.domain, "acceptable": ok_ids,
             "ref_action": ref, "best_rank": min(ranks) if ranks else None}
     if not ok_ids or pred is None or pred.element is None:
-        return StepResult(element_correct=0, op_f1=0, step_success=0,
-                          predicted=pred is not None and pred.element is not None,
-                          pred_element=pred.element if pred else None, **base)
+        return Mind2WebStepScore(element_correct=0, op_f1=0, step_success=0,
+                                 predicted=pred is not None and pred.element is not None,
+                                 pred_element=pred.element if pred else None, **base)
     pa = predicted_action(pred.op, pred.value)
     elem = 1 if str(pred.element) in ok_ids else 0
     f1 = token_f1(pa, ref)
-    return StepResult(element_correct=elem, op_f1=f1, step_success=int(elem == 1 and f1 == 1),
-                      predicted=True, pred_action=pa, pred_element=str(pred.element), **base)
+    return Mind2WebStepScore(element_correct=elem, op_f1=f1,
+                             step_success=int(elem == 1 and f1 == 1), predicted=True,
+                             pred_action=pa, pred_element=str(pred.element), **base)
 
 
 # --- aggregation ------------------------------------------------------------------------
@@ -215,7 +219,7 @@ def _group(tasks: Sequence[_TaskAcc], step_counts: int) -> GroupMetrics:
         steps=step_counts, tasks=len(tasks))
 
 
-def aggregate(results: Sequence[StepResult], *, top_k: int = TOP_K,
+def aggregate(results: Sequence[Mind2WebStepScore], *, top_k: int = TOP_K,
               drop_trailing_unranked: bool = False,
               recall: Mapping[str, float] | None = None) -> Mind2WebMetrics:
     """Micro and macro metrics from per-step results, in data order."""
@@ -223,7 +227,7 @@ def aggregate(results: Sequence[StepResult], *, top_k: int = TOP_K,
     micro = MicroMetrics(element_acc=np_mean([r.element_correct for r in results]),
                          op_f1=np_mean([r.op_f1 for r in results]),
                          step_sr=np_mean([r.step_success for r in results]))
-    macro_rows: Sequence[StepResult] = results
+    macro_rows: Sequence[Mind2WebStepScore] = results
     if drop_trailing_unranked:
         last = max((i for i, r in enumerate(results) if r.acceptable), default=-1)
         macro_rows = results[:last + 1]
@@ -287,11 +291,11 @@ class Scorer:
         self.top_k = top_k
         self.drop_trailing_unranked = drop_trailing_unranked
         self.ks = ks
-        self.results: list[StepResult] = []
+        self.results: list[Mind2WebStepScore] = []
         self._recall: dict[int, list[int]] = {k: [] for k in ks}
         self._ranked = True
 
-    def add(self, step: M2WStep) -> StepResult:
+    def add(self, step: M2WStep) -> Mind2WebStepScore:
         r = score_step(step, self.predictions.get(step.key), self.top_k)
         self.results.append(r)
         ranks = [c.rank for c in step.pos_candidates if c.rank is not None]

@@ -9,8 +9,8 @@ import struct
 
 from pydantic import BaseModel
 
-from webtraj.agents.page import parse_tree
 from webtraj.curate.records import by_id
+from webtraj.dom.tree_text import parse_tree
 from webtraj.model.action import ElementTarget, action_text
 from webtraj.model.curation import CurationDecision
 from webtraj.model.errors import InputError

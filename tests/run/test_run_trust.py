@@ -121,8 +121,7 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("agent", ["llm", "mindact"])
 def test_dead_model_endpoint_is_an_error_then_retried(tmp_path, agent):
     run = tmp_path / "run"
-    port = _closed_port()
-    dead = f"base_url=http://127.0.0.1:{port}/v1,model=scripted,max_retries=1"
+    dead = f"base_url=http://127.0.0.1:{_closed_port()}/v1,model=scripted,max_retries=1"
     config = RunConfig(suite="booking", agent=agent, today=TODAY, task_ids=(FIRST,),
                        max_steps=3, llm=dead)
     with execute_run(config, run) as store:
@@ -132,11 +131,12 @@ def test_dead_model_endpoint_is_an_error_then_retried(tmp_path, agent):
     assert "LLM call" in t.error and not t.steps
     assert agg.errors == 1 and agg.sr is None and agg.csr is None  # not a 0
 
-    # A resumed run with the endpoint back (the same endpoint: another one would be another
-    # run) runs the episode again.
+    # A resumed run with the endpoint back (served elsewhere: the model, not its address,
+    # defines the run) runs the episode again.
     with ScriptedLLMServer(default="Done here. In summary, the next action I will perform is "
-                                   "```stop []```", port=port) as server:
-        with execute_run(config, run) as store:
+                                   "```stop []```") as server:
+        live = config.model_copy(update={"llm": f"base_url={server.base_url},model=scripted"})
+        with execute_run(live, run) as store:
             [t] = list(store.iter_trajectories())
         assert server.request_count >= 1
     assert t.error is None and t.termination in ("stop", "max_steps")

@@ -66,7 +66,8 @@ def run(
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
     out: Path = typer.Option(..., "--out", help="Run directory. Running again with the same "
-                             "settings resumes it; other settings (agent and options, model, "
+                             "settings resumes it; other settings (agent and options, model and "
+                             "its parameters, "
                              "--max-steps, evaluators, suite or tasks file, sandbox) are "
                              "refused, naming the differences."),
     new: bool = typer.Option(False, "--new", help="Start a new run in --out even if it holds "

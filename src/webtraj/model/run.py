@@ -87,7 +87,8 @@ class RunDefinition(FrozenModel):
     kind: Literal["run", "record"] = "run"
     agent: str
     agent_options: dict[str, JsonValue] = Field(default_factory=dict)
-    # The agent's model: endpoint, model name, sampling parameters (not retries or timeouts).
+    # The agent's model: model name and sampling parameters are compared (not its endpoint,
+    # which may move when a server restarts; nor retries or timeouts).
     model: ModelInfo | None = None
     max_steps: int
     evaluators: tuple[dict[str, JsonValue], ...] = ()
@@ -116,6 +117,9 @@ class RunDefinition(FrozenModel):
         out = []
         for name in type(self).model_fields:
             have, want = getattr(self, name), getattr(wanted, name)
+            if name == "model":  # the same model may be served elsewhere (a restart)
+                have, want = (m.model_copy(update={"endpoint": ""}) if m else m
+                              for m in (have, want))
             if have == want:
                 continue
             if name == "today" and want is None:

@@ -81,8 +81,8 @@ def run(
     Example: webtraj run --suite miniwob --task-ids click-button,enter-text --seeds 0-4
     --agent my_pkg.agents:MyAgent --agent-option temperature=0 --out runs/mine
 
-    One writer per run: while a command writes a run (run, record, eval --run, curate's
-    scoring, import), another one writing it is refused (exit 2), naming the process.
+    One writer per run: while a command writes a run (run, record, eval --run, judges
+    compare, curate, import), another one writing it is refused (exit 2), naming the process.
     """
     from webtraj.agents.plugins import load_options_file, parse_option_pairs
     from webtraj.agents.protocol import AgentError

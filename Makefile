@@ -5,7 +5,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # Extras the tests need (all of them: torch is pinned to the local CPU wheel by the ml extra);
 # the demo needs only the browser and the sandbox sites.
-TEST_EXTRAS ?= dev,browser,sites,mind2web,ml,ray,train,images,miniwob
+TEST_EXTRAS ?= dev,browser,sites,mind2web,ml,ray,train,images,miniwob,webarena
+# The WebArena-Verified reference package (tasks, and the evaluator the tests compare with);
+# installed without its exact pins (see the webarena extra in pyproject.toml).
+WEBARENA_VERIFIED ?= webarena-verified==1.2.3
 DEMO_EXTRAS ?= browser,sites
 
 .PHONY: demo test test-slow lint bench venv chromium clean
@@ -19,6 +22,7 @@ BUILD_INPUTS := pyproject.toml setup.py $(wildcard src/webtraj/dom/_accel*.pyx s
 
 $(VENV)/.installed-test: $(BUILD_INPUTS) | $(PY)
 	$(PIP) install --quiet -e ".[$(TEST_EXTRAS)]"
+	$(PIP) install --quiet --no-deps "$(WEBARENA_VERIFIED)"
 	@touch $@
 
 $(VENV)/.installed-demo: $(BUILD_INPUTS) | $(PY)

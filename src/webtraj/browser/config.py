@@ -5,9 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from webtraj.model.base import FrozenModel
+
+
+class FormLogin(FrozenModel):
+    """An account to log in with before an episode starts, through the site's own login form
+    (the first form with a password field: the field before it gets the user name)."""
+
+    site: str
+    login_url: str
+    username: str
+    password: SecretStr
 
 
 class EnvConfig(FrozenModel):
@@ -21,6 +31,8 @@ class EnvConfig(FrozenModel):
     locale: str = "en-US"
     timezone_id: str = "UTC"
     allowed_origins: tuple[str, ...] = ()
+    # Accounts an episode logs in with (in its first tab) before going to its start URL.
+    logins: tuple[FormLogin, ...] = ()
     # HAR of every request (plain http on loopback included); written when the episode closes.
     har_path: Path | None = None
     # "omit" keeps HAR small (URLs, headers, post data); "embed" also keeps response bodies.

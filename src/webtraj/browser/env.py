@@ -154,7 +154,12 @@ class BrowserEnv:
         self._error = None
         if prepare is not None:
             await prepare(self.context)
-        await self.tabs.new_tab()
+        page = await self.tabs.new_tab()
+        if cfg.logins:
+            from webtraj.browser.login import form_login
+
+            for login in cfg.logins:
+                await form_login(page, login, timeout_ms=cfg.navigation_timeout_ms)
         error = await self._perform(Action(kind=ActionKind.GOTO, value=start_url))
         return await self.observe(error=error)
 

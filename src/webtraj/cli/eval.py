@@ -5,6 +5,7 @@ The group stays open for other sub-commands (e.g. re-scoring stored runs).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
@@ -103,14 +104,18 @@ def _task_ids(values: list[str] | None) -> list[str] | None:
 
 @app.command("webarena-verified")
 def webarena_verified(
-    dataset: Path = typer.Option(..., "--dataset", help="WebArena-Verified tasks JSON (a list)."),
+    dataset: Path = typer.Option(None, "--dataset", help="WebArena-Verified tasks JSON (a "
+                                 "list); default: the installed webarena-verified package's."),
     logs: Path = typer.Option(..., "--logs", help="Folder of <task_id>/network.har and "
                               "<task_id>/agent_response.json."),
-    site_urls: Path = typer.Option(..., "--site-urls", help="JSON mapping sites or placeholders "
-                                   "(\"shopping\" or \"__SHOPPING__\") to base URLs."),
+    site_urls: Path = typer.Option(None, "--site-urls", help="JSON mapping sites or "
+                                   "placeholders (\"shopping\" or \"__SHOPPING__\") to base "
+                                   "URLs; default: LOGS/site_urls.json (written by `webtraj "
+                                   "export webarena-verified`)."),
     task_ids: list[str] = typer.Option(None, "--task-ids", help="Only these task ids "
                                        "(repeat or comma-separate); default: every log folder."),
-    out: Path = typer.Option(..., "--out", help="Results JSONL, one line per task."),
+    out: Path = typer.Option(None, "--out", help="Results JSONL, one line per task (default: "
+                             "none, the table only)."),
 ) -> None:
     """Score WebArena-Verified agent logs with the tasks' own evaluators.
 
@@ -118,14 +123,26 @@ def webarena_verified(
     "status", "assertions"}]}; a task that cannot be evaluated gets status "error" and no
     score, and the batch goes on.
 
-    Example: webtraj eval webarena-verified --dataset d.json --logs L --site-urls u.json --out o.jl
+    Example: webtraj eval webarena-verified --logs submission --out results.jsonl
     """
     from webtraj.evaluate.webarena_verified import SiteUrls, TaskVerdict, evaluate_log_dir
 
-    data = _read_json(dataset, "the dataset")
-    if not isinstance(data, list):
-        raise fail(f"{dataset}: expected a JSON list of tasks")
+    if dataset is not None:
+        data = _read_json(dataset, "the dataset")
+        if not isinstance(data, list):
+            raise fail(f"{dataset}: expected a JSON list of tasks")
+    else:
+        from webtraj.formats.webarena_verified import package_raw_tasks
+
+        try:
+            data = package_raw_tasks("full")
+        except InputError as exc:
+            raise fail(f"{exc} (or give --dataset)") from None
     tasks = {str(t.get("task_id")): t for t in data if isinstance(t, dict)}
+    if site_urls is None:
+        site_urls = logs / "site_urls.json"
+        if not site_urls.is_file():
+            raise fail(f"{logs}: no site_urls.json in it; give --site-urls FILE")
     try:
         urls = SiteUrls.from_obj(_read_json(site_urls, "the site URL map"), file=str(site_urls))
     except InputError as exc:
@@ -140,8 +157,9 @@ def webarena_verified(
             raise fail(f"{logs}: no task log folders (<task_id>/network.har, "
                        "agent_response.json) in it")
     counts = {"success": 0, "failure": 0, "error": 0}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp") if out is not None else Path(os.devnull)
     with tmp.open("wb") as fh, Progress(
         TextColumn("[bold]webarena-verified"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), console=err_console, transient=True,
@@ -162,7 +180,8 @@ def webarena_verified(
                                   highlight=False)
             fh.write(orjson.dumps(verdict.to_line()) + b"\n")
             progress.advance(bar)
-    tmp.replace(out)
+    if out is not None:
+        tmp.replace(out)
     table = Table(title=f"WebArena-Verified: {len(wanted)} task(s)")
     for col in ("tasks", "success", "failure", "error", "success rate (Wilson 95%)"):
         table.add_column(col, justify="right")
@@ -174,4 +193,5 @@ def webarena_verified(
     table.add_row(str(len(wanted)), str(counts["success"]), str(counts["failure"]),
                   str(counts["error"]), rate)
     console.print(table)
-    console.print(f"wrote {esc(out)}", highlight=False)
+    if out is not None:
+        console.print(f"wrote {esc(out)}", highlight=False)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def run(
     suite: str = typer.Option(None, "--suite", help="Built-in task suite (`webtraj sites list`"
-                              "): booking | miniwob."),
+                              "): booking | miniwob | webarena-verified."),
     tasks: Path = typer.Option(None, "--tasks", help="Task file (JSONL or JSON list)."),
     agent: str = typer.Option(..., "--agent", help="replay | heuristic | llm | mindact, an "
                               "installed plug-in's name, or your own pkg.module:Class"),
@@ -65,6 +65,14 @@ def run(
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
+    site_urls: Path = typer.Option(None, "--site-urls", help="WebArena-Verified: JSON mapping "
+                                   "its sites (shopping, __GITLAB__, ...) to your deployment's "
+                                   "base URLs; the browser reaches only those origins."),
+    accounts: Path = typer.Option(None, "--accounts", help="WebArena-Verified: JSON of the "
+                                  "accounts to log in with per site (default: the official "
+                                  "deployment's; see docs/webarena-verified.md)."),
+    subset: str = typer.Option(None, "--subset", help="WebArena-Verified: full (default) | "
+                               "hard."),
     out: Path = typer.Option(..., "--out", help="Run directory. Running again with the same "
                              "settings resumes it; other settings (agent and options, model and "
                              "its parameters, "
@@ -80,6 +88,9 @@ def run(
 
     Example: webtraj run --suite miniwob --task-ids click-button,enter-text --seeds 0-4
     --agent my_pkg.agents:MyAgent --agent-option temperature=0 --out runs/mine
+
+    Example: webtraj run --suite webarena-verified --subset hard --site-urls urls.json
+    --agent my_pkg.agents:MyAgent --out runs/wav
 
     One writer per run: while a command writes a run (run, record, eval --run, judges
     compare, curate, import), another one writing it is refused (exit 2), naming the process.
@@ -125,6 +136,8 @@ def run(
             no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host,
             agent_options=options, seeds=seed_list, screenshot_format=screenshot_format,
             screenshot_quality=screenshot_quality,
+            site_urls_file=str(site_urls) if site_urls else None, subset=subset,
+            accounts_file=str(accounts) if accounts else None,
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluator or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None

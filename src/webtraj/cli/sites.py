@@ -78,8 +78,8 @@ def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
 
 @app.command()
 def tasks(
-    suite: str = typer.Option("booking", help="Task suite: booking | miniwob (`webtraj sites "
-                              "list`)."),
+    suite: str = typer.Option("booking", help="Task suite: booking | miniwob | "
+                              "webarena-verified (`webtraj sites list`)."),
     today: str = typer.Option(None, help="Sandbox 'today' (YYYY-MM-DD); default: the real "
                               "date. Written into each task, so that a run serves it again."),
     seed: int = typer.Option(0, help="Sandbox inventory seed (written into each task)."),
@@ -88,6 +88,8 @@ def tasks(
     task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids or, for "
                                  "MiniWoB++, task names (default: every task)."),
     seeds: str = typer.Option(None, "--seeds", help="MiniWoB++ seeds, e.g. 0-9 (default 0)."),
+    subset: str = typer.Option(None, "--subset", help="WebArena-Verified: full (812 tasks, "
+                               "default) | hard (258)."),
     out: Path = typer.Option(..., "--out", help="JSONL file to write."),
 ) -> None:
     """Write a suite's tasks as JSONL, one task per line, with what reproduces them (a
@@ -96,6 +98,8 @@ def tasks(
     Example: webtraj sites tasks --suite booking --today 2026-01-15 --out tasks.jsonl
 
     Example: webtraj sites tasks --suite miniwob --task-ids click-button --seeds 0-4 --out mw.jsonl
+
+    Example: webtraj sites tasks --suite webarena-verified --subset hard --out wav-hard.jsonl
     """
     from webtraj.execute.suites import ListOptions, get_suite
     from webtraj.model import InputError
@@ -109,7 +113,8 @@ def tasks(
             seed_list = parse_seeds(seeds)
         ids = tuple(t for t in (task_ids or "").split(",") if t)
         items = chosen.list_tasks(ListOptions(today=today, seed=seed, port_base=port_base,
-                                              task_ids=ids, seeds=seed_list))
+                                              task_ids=ids, seeds=seed_list,
+                                              subset=subset))
         if ids:
             items, unknown = chosen.select(items, ids)
             if unknown:

@@ -120,7 +120,11 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     if not task.start_url:
         raise ValueError(f"task {task.task_id} has no start_url")
     base = env_config or EnvConfig()
+    sites = task.metadata.get("sites") or ([task.site] if task.site else [])
     config = base.model_copy(update={"har_path": workdir / HAR_NAME,
+                                     "logins": tuple(lg for lg in base.logins
+                                                     if isinstance(sites, list)
+                                                     and lg.site in sites),
                                      "downloads_dir": workdir / DOWNLOADS_DIR,
                                      "screenshot": spec.screenshots, "html": spec.html})
     steps: list[Step] = []

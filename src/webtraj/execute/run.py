@@ -154,7 +154,9 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         stack.callback(shutil.rmtree, scratch, ignore_errors=True)
         worker = WorkerConfig(agent=config.agent, llm=config.llm, no_cache=config.no_cache,
                               agent_options=config.agent_options,
-                              env=EnvConfig(allowed_origins=config.allow_origins,
+                              env=EnvConfig(allowed_origins=tuple(dict.fromkeys(
+                                  (*config.allow_origins, *session.allow_origins))),
+                                            logins=session.logins,
                                             screenshot_format=config.screenshot_format,
                                             screenshot_quality=config.screenshot_quality),
                               episodes_per_worker=config.episodes_per_worker,
@@ -183,6 +185,7 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
                 traj = traj.model_copy(update={"network_trace": None})
             if session_urls is not None:
                 traj = traj.model_copy(update={"site_urls": session_urls})
+            traj = suite.finish(traj)
             folder = store.add_trajectory(traj, artifacts, replace=True)
             shutil.rmtree(worker.workdir(spec), ignore_errors=True)
             if stage is not None:

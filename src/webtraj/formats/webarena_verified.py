@@ -152,3 +152,82 @@ def trajectory_from_log(task: Task, log_dir: str | Path, *, agent: str = "import
         RESPONSE: log.response.encode("utf-8"),
     }
     return Imported(traj, artifacts)
+
+
+# -- the dataset as the installed reference package ships it ---------------------------------
+
+SUBSETS = ("full", "hard")
+_PACKAGE = "webarena_verified"
+_DATASET = "assets/dataset/webarena-verified.json"
+_SUBSET_FILES = {"hard": "subsets/webarena-verified-hard.json"}
+
+
+def package_dataset_path() -> Path:
+    """The tasks file inside the installed `webarena-verified` package (never a copy)."""
+    from importlib.resources import files
+    from importlib.util import find_spec
+
+    if find_spec(_PACKAGE) is None:
+        raise InputError("the WebArena-Verified tasks come from the reference package: "
+                         "pip install webarena-verified (or webtraj[webarena])",
+                         field="suite")
+    path = Path(str(files(_PACKAGE).joinpath(_DATASET)))
+    if not path.is_file():
+        raise InputError("the installed webarena-verified package has no dataset file",
+                         file=path)
+    return path
+
+
+def package_raw_tasks(subset: str = "full") -> list[dict[str, Any]]:
+    """The dataset's raw task objects (as the reference evaluates them), of a subset."""
+    if subset not in SUBSETS:
+        raise InputError(f"unknown subset {subset!r}; choose one of {', '.join(SUBSETS)}",
+                         field="subset")
+    path = package_dataset_path()
+    data = read_json(path, expect=list, what="tasks")
+    if subset == "full":
+        return data
+    subset_path = path.parent / _SUBSET_FILES[subset]
+    listed = read_json(subset_path, expect=dict, what="subset")
+    ids = listed.get("task_ids")
+    if not isinstance(ids, list):
+        raise InputError("must be a list of task ids", file=subset_path, field="task_ids")
+    wanted = {str(i) for i in ids}
+    return [t for t in data if isinstance(t, dict) and str(t.get("task_id")) in wanted]
+
+
+def package_tasks(subset: str = "full") -> list[Task]:
+    """The dataset's tasks of a subset as webtraj Tasks (placeholders in start URLs)."""
+    path = package_dataset_path()
+    return [task_from_obj(t, file=path, record=t.get("task_id"))
+            for t in package_raw_tasks(subset)]
+
+
+# -- the agent's final answer as the response the evaluators read ----------------------------
+
+_RESPONSE_KEYS = {"task_type", "performed_operation", "status", "retrieved_data",
+                  "error_details"}
+
+
+def agent_response_obj(answer: str | None) -> dict[str, Any] | None:
+    """The agent response schema from a stop action's text: a JSON object (bare or in a
+    fenced ```json block; the older `performed_operation` key becomes `task_type`), else
+    plain text as a retrieved answer {"task_type": "RETRIEVE", "status": "SUCCESS",
+    "retrieved_data": [text]}. None for no answer (the response evaluator then fails)."""
+    import json
+    import re
+
+    if answer is None or not answer.strip():
+        return None
+    text = answer.strip()
+    fenced = re.search(r"```(?:json)?\s*\n?(.*?)\n?```", text, re.DOTALL)
+    try:
+        value = json.loads(fenced.group(1).strip() if fenced else text)
+    except json.JSONDecodeError:
+        value = None
+    if isinstance(value, dict) and _RESPONSE_KEYS & set(value):
+        out = dict(value)
+        if "task_type" not in out and "performed_operation" in out:
+            out["task_type"] = out.pop("performed_operation")
+        return out
+    return {"task_type": "RETRIEVE", "status": "SUCCESS", "retrieved_data": [text]}

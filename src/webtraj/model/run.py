@@ -53,6 +53,13 @@ class RunConfig(FrozenModel):
     # Address the sandbox sites are served on (and named by in task URLs): loopback unless a
     # Ray cluster's workers on other machines must reach them.
     sandbox_host: str = "127.0.0.1"
+    # WebArena-Verified: the dataset subset (full | hard) and the JSON file mapping its sites
+    # (`__SHOPPING__`, `gitlab`, ...) to the deployment's base URLs.
+    subset: str | None = None
+    site_urls_file: str | None = None
+    # WebArena-Verified: JSON of the accounts to log in with per site (default: the official
+    # deployment's); the file's path only, never its passwords.
+    accounts_file: str | None = None
     # Evaluators run on every trajectory besides those its task declares.
     evaluators: tuple[dict[str, JsonValue], ...] = ()
 

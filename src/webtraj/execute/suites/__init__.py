@@ -13,6 +13,7 @@ from webtraj.execute.suites.imported import ImportedSuite
 from webtraj.execute.suites.miniwob import MiniWoBSuite
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession
 from webtraj.execute.suites.tasks_file import TasksFileSuite
+from webtraj.execute.suites.webarena_verified import WebArenaVerifiedSuite
 from webtraj.model import InputError, RunInfo, Task
 from webtraj.model.run import RunConfig
 
@@ -20,7 +21,8 @@ __all__ = ["ListOptions", "Suite", "SuiteSession", "get_suite", "named_suites",
            "suite_of_config", "suite_of_run", "suite_of_sites", "suite_serving"]
 
 # Suites a user names (`run --suite NAME`, `sites tasks --suite NAME`), in listing order.
-_NAMED: dict[str, Suite] = {s.name: s for s in (BookingSuite(), MiniWoBSuite())}
+_NAMED: dict[str, Suite] = {s.name: s for s in (BookingSuite(), MiniWoBSuite(),
+                                                 WebArenaVerifiedSuite())}
 _TASKS_FILE = TasksFileSuite()
 _IMPORTED = ImportedSuite()
 

@@ -14,7 +14,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from webtraj.model import InputError, RunInfo, Score, Task
+from webtraj.browser.config import FormLogin
+from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
 from webtraj.model.run import RunConfig
 from webtraj.store import RunStore
@@ -29,6 +30,8 @@ class ListOptions(FrozenModel):
     host: str = "127.0.0.1"
     task_ids: tuple[str, ...] = ()
     seeds: tuple[int, ...] = ()
+    # A named subset of the suite's tasks (WebArena-Verified: full | hard).
+    subset: str | None = None
 
 
 @dataclass
@@ -51,6 +54,10 @@ class SuiteSession:
     selected: bool = False
     # --task-ids that named no task of the suite.
     unknown_ids: list[str] = field(default_factory=list)
+    # Origins the browser may reach besides each task's start origin (a deployment's sites).
+    allow_origins: tuple[str, ...] = ()
+    # Accounts episodes log in with before their start URL (each on the sites of its task).
+    logins: tuple[FormLogin, ...] = ()
 
 
 class Suite:
@@ -101,6 +108,11 @@ class Suite:
                     tasks: list[Task]) -> SuiteSession:
         """Serve the sites `tasks` (all `serves`d) name and move them onto the served URLs."""
         raise InputError(f"the {self.name} suite cannot serve a file's tasks", field="suite")
+
+    def finish(self, trajectory: Trajectory) -> Trajectory:
+        """The trajectory as the run stores it (a suite may put the agent's answer in the form
+        its evaluators read)."""
+        return trajectory
 
     # -- after the run -----------------------------------------------------------------------
 

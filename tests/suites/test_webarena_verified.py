@@ -1,0 +1,172 @@
+"""WebArena-Verified as a suite, end to end against a stand-in deployment on 127.0.0.1
+(`wav_standin`: six real tasks of the installed dataset over two sites): a scripted agent
+doing each task right scores 1 and wrong 0 with the evaluator's reason; the run exports in the
+leaderboard layout, `webtraj eval webarena-verified --logs` on the export gives the run's own
+verdicts, and so does the reference package (`webarena-verified`) scoring the same folders."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from wav_standin import REDDIT_PASSWORD, REDDIT_USER, TASK_IDS, StandIn
+from webtraj.agents.protocol import AgentDecision
+from webtraj.execute.run import RunConfig, execute_run
+from webtraj.model.action import parse_action
+
+# What each task needs done; the agent resolves `{role 'name'}` to the element's id.
+NAV = '{"task_type": "NAVIGATE", "status": "SUCCESS", "retrieved_data": null}'
+MUT = '{"task_type": "MUTATE", "status": "SUCCESS", "retrieved_data": null}'
+RIGHT = {
+    "27": ["goto [{reddit}/f/personalfinance]",
+           'stop [```json\n{"task_type": "RETRIEVE", "status": "SUCCESS", "retrieved_data": '
+           '[{"username": "Hammer94", "post_title": "56 year old mom has no retirement. Where '
+           'do I even start on her behalf?", "count": 0}]}\n```]'],
+    "399": [f"goto [{{reddit}}/user/{REDDIT_USER}/edit_biography]",
+            "type [{textbox 'Biography'}] [I am a robot] [0]", "click [{button 'Save'}]",
+            f"stop [{MUT}]"],
+    "404": ["goto [{reddit}/f/books]", "click [{button 'Upvote'}]", f"stop [{MUT}]"],
+    "44": ["click [{link 'To-Do List'}]", f"stop [{NAV}]"],
+    "156": ["click [{link 'Merge requests'}]", f"stop [{NAV}]"],
+    "132": ["click [{link 'a11yproject.com'}]", "click [{link 'Commits'}]", "stop [1]"],
+}
+WRONG = {
+    "27": ["stop [Hammer94]"],  # a bare string where a list of objects is expected
+    "399": [f"goto [{{reddit}}/user/{REDDIT_USER}/edit_biography]",
+            "type [{textbox 'Biography'}] [I am a human] [0]", "click [{button 'Save'}]",
+            f"stop [{MUT}]"],
+    "404": ["goto [{reddit}/f/books]", f"stop [{MUT}]"],  # never voted
+    "44": ["click [{link 'Issues'}]", f"stop [{NAV}]"],
+    "156": ["click [{link 'Merge requests'}]", "click [{link 'To-Do List'}]", f"stop [{NAV}]"],
+    "132": ["stop [2]"],
+}
+
+
+class ScriptedAgent:
+    name = "scripted"
+
+    def __init__(self, script: dict[str, list[str]], urls: dict[str, str]) -> None:
+        self.script, self.urls = script, urls
+
+    async def act(self, task, observation, history):  # type: ignore[no-untyped-def]
+        steps = self.script[task.task_id]
+        text = steps[sum(1 for s in history if s.action is not None)]
+        for site, url in self.urls.items():
+            text = text.replace("{" + site + "}", url)
+
+        def element(m: re.Match[str]) -> str:
+            role, name = m.group(1), m.group(2)
+            found = re.search(rf"\[(\w+)\] \[{role}\] \[{re.escape(name)}", observation.axtree)
+            assert found, (role, name, observation.axtree)
+            return found.group(1)
+
+        text = re.sub(r"\{(\w+) '([^']+)'\}", element, text)
+        return AgentDecision(action=parse_action(text))
+
+
+def _config(urls_file: Path, accounts: Path | None = None) -> RunConfig:
+    return RunConfig(suite="webarena-verified", agent="scripted", task_ids=TASK_IDS,
+                     site_urls_file=str(urls_file), screenshots=False,
+                     accounts_file=str(accounts) if accounts else None)
+
+
+def _verdicts(store) -> dict[str, tuple[float | None, list[str]]]:  # type: ignore[no-untyped-def]
+    from webtraj.execute.suites import get_suite
+
+    suite = get_suite("webarena-verified")
+    out = {}
+    for traj in store.iter_trajectories():
+        scores = store.scores(traj.trajectory_id)
+        assert traj.error is None, traj.error
+        out[traj.task.task_id] = (suite.headline_value(traj.task, scores),
+                                  [str(s.details) for s in scores if s.value == 0.0])
+    return out
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory):
+    with StandIn() as standin:
+        root = tmp_path_factory.mktemp("wav")
+        urls = root / "urls.json"
+        urls.write_text(json.dumps({"__REDDIT__": standin.urls["reddit"],
+                                    "gitlab": standin.urls["gitlab"]}))
+        accounts = root / "accounts.json"
+        # the stand-in gitlab needs no login; reddit's login page is the default /login
+        accounts.write_text(json.dumps({"reddit": {"username": REDDIT_USER,
+                                                   "password": REDDIT_PASSWORD},
+                                        "gitlab": None}))
+        yield standin, urls, accounts
+
+
+def _round_trip(deployment, tmp_path, task_ids):  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+
+    standin, urls_file, accounts = deployment
+    verdicts, exported, reference = {}, {}, {}
+    for label, script in (("right", RIGHT), ("wrong", WRONG)):
+        out = tmp_path / label
+        agent = ScriptedAgent(script, standin.urls)
+        config = _config(urls_file, accounts).model_copy(update={"task_ids": task_ids})
+        with execute_run(config, out, agent=agent) as store:
+            verdicts[label] = _verdicts(store)
+            assert len(store) == len(task_ids)
+        sub = tmp_path / f"{label}-submission"
+        res = CliRunner().invoke(app, ["export", "webarena-verified", str(out), "--out",
+                                       str(sub)])
+        assert res.exit_code == 0, res.output
+        for tid in task_ids:
+            assert {p.name for p in (sub / tid).iterdir()} == {"agent_response.json",
+                                                                "network.har"}
+            har = (sub / tid / "network.har").read_text()
+            assert REDDIT_PASSWORD not in har and "favicon.ico" not in har
+        lines = tmp_path / f"{label}.jsonl"
+        res = CliRunner().invoke(app, ["eval", "webarena-verified", "--logs", str(sub),
+                                       "--out", str(lines)])
+        assert res.exit_code == 0, res.output
+        exported[label] = {(r := json.loads(x))["task_id"]: r["score"]
+                           for x in lines.read_text().splitlines()}
+        reference[label] = _reference_scores(sub, standin.urls, task_ids)
+    right, wrong = verdicts["right"], verdicts["wrong"]
+    assert {t: v[0] for t, v in right.items()} == dict.fromkeys(task_ids, 1.0)
+    assert {t: v[0] for t, v in wrong.items()} == dict.fromkeys(task_ids, 0.0)
+    for label in ("right", "wrong"):  # the round trip keeps every verdict
+        run_scores = {t: v[0] for t, v in verdicts[label].items()}
+        assert exported[label] == run_scores, label
+        assert reference[label] == run_scores, label
+    return wrong
+
+
+def _reference_scores(folder: Path, urls: dict[str, str], task_ids) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The reference package's verdicts on an exported submission folder."""
+    from webarena_verified.api.webarena_verified import WebArenaVerified
+    from webarena_verified.types.config import WebArenaVerifiedConfig
+
+    config = WebArenaVerifiedConfig(environments={
+        f"__{site.upper()}__": {"urls": [url]} for site, url in urls.items()})
+    wa = WebArenaVerified(config=config)
+    out = {}
+    for tid in task_ids:
+        result = wa.evaluate_task(task_id=int(tid),
+                                  agent_response=folder / tid / "agent_response.json",
+                                  network_trace=folder / tid / "network.har")
+        out[tid] = float(result.score)
+    return out
+
+
+def test_round_trip_three_tasks_two_sites(deployment, tmp_path):
+    """A retrieve (27), a mutate that POSTs after logging in (399), a navigate (44)."""
+    wrong = _round_trip(deployment, tmp_path, ("27", "399", "44"))
+    # the evaluator says why: the biography posted was another one
+    reason = " ".join(wrong["399"][1]).lower()
+    assert "i am a human" in reason and "i am a robot" in reason, reason
+
+
+@pytest.mark.slow
+def test_round_trip_six_tasks(deployment, tmp_path):
+    wrong = _round_trip(deployment, tmp_path, TASK_IDS)
+    assert "sv/124260.json" in " ".join(wrong["404"][1])

@@ -153,7 +153,7 @@ class WebArenaVerifiedSuite(Suite):
     def headline_value(self, task: Task, scores: Sequence[Score]) -> float | None:
         """A task passes only if every evaluator it declares does (unscored: unknown)."""
         wanted = {str(c.get("evaluator")) for c in task.evaluators}
-        mine = [s for s in scores if s.evaluator in wanted]
+        mine = [s for s in scores if s.evaluator.split("[", 1)[0] in wanted]
         if not mine or any(s.value is None for s in mine):
             return None
         return min(s.value for s in mine if s.value is not None)

@@ -302,7 +302,11 @@ def _multipart_field(m: re.Match[str]) -> str:
 
 
 def _hyphen_header(m: re.Match[str]) -> str:
-    if m.group(3) == REDACTED or not credential_name(m.group(1)):
+    # The name must end in a credential word (`Api-Key`, `Auth-Token`), so that prose such as
+    # "Pass-through: yes" stays as it is.
+    last = m.group(1).rsplit("-", 1)[-1]
+    if m.group(3) == REDACTED or not credential_name(m.group(1)) \
+            or not credential_name(last, bare_key=True):
         return m.group(0)
     return f"{m.group(1)}{m.group(2)}{REDACTED}"
 

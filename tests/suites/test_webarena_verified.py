@@ -111,10 +111,23 @@ def _round_trip(deployment, tmp_path, task_ids):  # type: ignore[no-untyped-def]
     for label, script in (("right", RIGHT), ("wrong", WRONG)):
         out = tmp_path / label
         agent = ScriptedAgent(script, standin.urls)
-        config = _config(urls_file, accounts).model_copy(update={"task_ids": task_ids})
+        resets = tmp_path / f"{label}-resets.log"
+        config = _config(urls_file, accounts).model_copy(update={
+            "task_ids": task_ids, "reset_cmds": {"reddit": f"echo reset >> '{resets}'"}})
         with execute_run(config, out, agent=agent) as store:
             verdicts[label] = _verdicts(store)
             assert len(store) == len(task_ids)
+            trajs = {t.task.task_id: t for t in store.iter_trajectories()}
+        # tasks that change a site run after the read-only ones, one at a time, each after
+        # its site's reset command
+        mutating = [t for t in task_ids if t in ("399", "404")]
+        assert resets.read_text().splitlines() == ["reset"] * len(mutating)
+        reads_done = max(trajs[t].finished_at for t in task_ids if t not in mutating)
+        starts = sorted(trajs[t].started_at for t in mutating)
+        assert starts[0] >= reads_done
+        ordered = sorted((trajs[t] for t in mutating), key=lambda t: t.started_at)
+        for first, second in zip(ordered, ordered[1:], strict=False):
+            assert second.started_at >= first.finished_at
         sub = tmp_path / f"{label}-submission"
         res = CliRunner().invoke(app, ["export", "webarena-verified", str(out), "--out",
                                        str(sub)])
@@ -169,4 +182,5 @@ def test_round_trip_three_tasks_two_sites(deployment, tmp_path):
 @pytest.mark.slow
 def test_round_trip_six_tasks(deployment, tmp_path):
     wrong = _round_trip(deployment, tmp_path, TASK_IDS)
-    assert "sv/124260.json" in " ".join(wrong["404"][1])
+    # the vote was never sent: no POST to /sv/124260.json
+    assert "no network event matches" in " ".join(wrong["404"][1])

@@ -73,6 +73,9 @@ def run(
                                   "deployment's; see docs/webarena-verified.md)."),
     subset: str = typer.Option(None, "--subset", help="WebArena-Verified: full (default) | "
                                "hard."),
+    reset_cmd: list[str] = typer.Option(None, "--reset-cmd", help="SITE=COMMAND (repeatable): "
+                                        "a shell command that resets the site, run before each "
+                                        "task that changes it (those run one at a time)."),
     out: Path = typer.Option(..., "--out", help="Run directory. Running again with the same "
                              "settings resumes it; other settings (agent and options, model and "
                              "its parameters, "
@@ -138,6 +141,7 @@ def run(
             screenshot_quality=screenshot_quality,
             site_urls_file=str(site_urls) if site_urls else None, subset=subset,
             accounts_file=str(accounts) if accounts else None,
+            reset_cmds=_reset_cmds(reset_cmd or []),
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluator or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -201,6 +205,16 @@ class _Tally:
         self.errors += ev.error is not None
         rate = f"{self.success / self.scored:.2f}" if self.scored else "-"
         return f"{self.label} {rate}  errors {self.errors}"
+
+
+def _reset_cmds(values: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        site, sep, cmd = v.partition("=")
+        if not sep or not site.strip() or not cmd.strip():
+            raise ValueError(f"--reset-cmd {v!r}: expected SITE=COMMAND")
+        out[site.strip().strip("_").lower()] = cmd.strip()
+    return out
 
 
 def _check_task_ids(task_ids: tuple[str, ...], plan: RunPlan) -> None:

@@ -21,14 +21,15 @@ from webtraj.agents.registry import make_agent
 from webtraj.browser.config import EnvConfig
 from webtraj.evaluate.registry import check as check_evaluator
 from webtraj.evaluate.run_scoring import RunEnvironments, ScoringStage, unscored_trajectories
-from webtraj.execute.episode import EpisodeSpec
+from webtraj.execute.episode import EpisodeSpec, error_trajectory
 from webtraj.execute.inprocess import InProcessExecutor
 from webtraj.execute.local import Artifacts
 from webtraj.execute.resume import open_run_for, record_served_date, tasks_digest
+from webtraj.execute.site_reset import reset_sites
 from webtraj.execute.suites import Suite, SuiteSession, suite_of_config
 from webtraj.execute.worker import WorkerConfig
 from webtraj.llm.usage import Usage, merge_run_usage
-from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
+from webtraj.model import InputError, RunInfo, Score, Task, Termination, Trajectory
 from webtraj.model.base import FrozenModel
 from webtraj.model.run import ModelInfo, RunConfig, RunDefinition
 from webtraj.store import RunStore
@@ -196,7 +197,17 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         executor = (InProcessExecutor(worker, agent) if agent is not None
                     else _executor(config, worker))
         _publish(store)
-        executor.run(specs, on_result, on_start)
+        # Tasks that change their sites run after the others, one at a time, each after its
+        # sites' reset commands; the others run in parallel.
+        exclusive = session.exclusive
+        executor.run([s for s in specs if s.task.task_id not in exclusive], on_result,
+                     on_start)
+        for spec in (s for s in specs if s.task.task_id in exclusive):
+            problem = reset_sites(config.reset_cmds, exclusive[spec.task.task_id])
+            if problem is not None:
+                on_result(spec, error_trajectory(spec, Termination.ERROR, problem), {})
+                continue
+            executor.run([spec], on_result, on_start)
         if stage is not None:
             stage.close()  # every score stored before the run's totals are written
     timings = dict(store.info.timings)

@@ -60,6 +60,8 @@ class RunConfig(FrozenModel):
     # WebArena-Verified: JSON of the accounts to log in with per site (default: the official
     # deployment's); the file's path only, never its passwords.
     accounts_file: str | None = None
+    # Per site, a shell command that resets it; run before each task that changes the site.
+    reset_cmds: dict[str, str] = Field(default_factory=dict)
     # Evaluators run on every trajectory besides those its task declares.
     evaluators: tuple[dict[str, JsonValue], ...] = ()
 

@@ -58,6 +58,9 @@ class SuiteSession:
     allow_origins: tuple[str, ...] = ()
     # Accounts episodes log in with before their start URL (each on the sites of its task).
     logins: tuple[FormLogin, ...] = ()
+    # Tasks that change their sites (id -> those sites): run one at a time, after the
+    # others, each after its sites' reset commands.
+    exclusive: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class Suite:

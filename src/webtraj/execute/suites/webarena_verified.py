@@ -146,6 +146,8 @@ class WebArenaVerifiedSuite(Suite):
                                         "names no site of the task")
         session.served_urls = dict(urls)
         session.session_urls = session_urls(store, urls)
+        session.exclusive = {t.task_id: tuple(_sites(t)) for t in session.tasks
+                             if task_type(t) == "MUTATE"}
         session.logins = read_accounts(config.accounts_file, urls)
         session.allow_origins = tuple(dict.fromkeys(origin(u) for u in urls.values()))
         return session

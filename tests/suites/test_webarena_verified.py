@@ -184,3 +184,35 @@ def test_round_trip_six_tasks(deployment, tmp_path):
     wrong = _round_trip(deployment, tmp_path, TASK_IDS)
     # the vote was never sent: no POST to /sv/124260.json
     assert "no network event matches" in " ".join(wrong["404"][1])
+
+
+def test_stop_text_becomes_the_agent_response():
+    from webtraj.formats.webarena_verified import agent_response_obj
+
+    assert agent_response_obj('{"performed_operation": "navigate", "status": "success"}') == {
+        "task_type": "navigate", "status": "success"}
+    fenced = 'Done.\n```json\n{"task_type": "MUTATE", "status": "SUCCESS"}\n```'
+    assert agent_response_obj(fenced) == {"task_type": "MUTATE", "status": "SUCCESS"}
+    assert agent_response_obj("42") == {"task_type": "RETRIEVE", "status": "SUCCESS",
+                                        "retrieved_data": ["42"]}
+    assert agent_response_obj("   ") is None
+
+
+def test_suite_lists_the_installed_dataset_and_refuses_bad_site_files(tmp_path):
+    from webtraj.execute.site_reset import reset_sites
+    from webtraj.execute.suites import ListOptions, get_suite
+    from webtraj.execute.suites.webarena_verified import read_site_urls
+    from webtraj.model import InputError
+
+    suite = get_suite("webarena-verified")
+    assert len(suite.list_tasks(ListOptions())) == 812
+    assert len(suite.list_tasks(ListOptions(subset="hard"))) == 258
+    with pytest.raises(InputError, match="unknown subset"):
+        suite.list_tasks(ListOptions(subset="easy"))
+    bad = tmp_path / "urls.json"
+    bad.write_text('{"gitlab": "ftp://host:8023"}')
+    with pytest.raises(InputError, match="http"):
+        read_site_urls(bad)
+    assert reset_sites({"reddit": "exit 3"}, ["gitlab"]) is None
+    failed = reset_sites({"reddit": "echo broken >&2; exit 3"}, ["reddit"])
+    assert failed is not None and "exit 3" in failed and "broken" in failed

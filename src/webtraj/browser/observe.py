@@ -24,6 +24,7 @@ from webtraj.browser.html_clean import clean_html
 from webtraj.browser.marks import Marks, mark_elements
 from webtraj.browser.passwords import mask_values, password_values
 from webtraj.browser.records import BrowserObservation, DialogRecord
+from webtraj.browser.som import MarksUnavailable, draw_marks
 from webtraj.browser.tabs import TabManager
 
 # Installed in every document: a blinking caret must never make two captures differ.
@@ -288,15 +289,22 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
     shown = {line[1:line.index("]")] for line in marked}
     text = mask_values("\n".join(p for p in (tree.text, "\n".join(marked)) if p),
                        values=await passwords)
+    boxes = {**tree.boxes, **{e.id: e.box for e in marks.elements if e.id in shown}}
+    som = None
+    if config.set_of_marks and png is not None and not config.full_page_screenshot:
+        try:
+            som = await asyncio.to_thread(draw_marks, png, boxes)
+        except (MarksUnavailable, OSError) as exc:
+            problems["set_of_marks"] = f"no set-of-marks screenshot: {exc}"
     return BrowserObservation(
-        url=page.url, title=title, tabs=tab_list, axtree=text,
+        url=page.url, title=title, tabs=tab_list, axtree=text, som_png=som,
         html=html, screenshot_png=png, focused=tree.focused,
         last_action_error="; ".join(
             p for p in (error, *(problems.get(k) for k in (
-                "tree", "screenshot", "html", "structured_data", "marks"))) if p
+                "tree", "screenshot", "html", "structured_data", "marks", "set_of_marks")))
+            if p
         ) or None,
         unreadable=problems.get("tree"), dialogs=dialogs,
         element_ids=(*tree.ids, *(e.id for e in marks.elements if e.id in shown)),
         structured_data=data,
-        element_boxes={**tree.boxes, **{e.id: e.box for e in marks.elements if e.id in shown}},
-        mouse=marks.mouse)
+        element_boxes=boxes, mouse=marks.mouse)

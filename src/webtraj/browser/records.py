@@ -59,6 +59,8 @@ class BrowserObservation(FrozenModel):
     axtree: str = ""
     html: str | None = None
     screenshot_png: bytes | None = Field(default=None, repr=False)
+    # The screenshot with every id drawn at its box (EnvConfig.set_of_marks), as PNG.
+    som_png: bytes | None = Field(default=None, repr=False)
     focused: str | None = None
     last_action_error: str | None = None
     # Why the accessibility tree could not be read (then `axtree` is empty, not a page).
@@ -76,9 +78,11 @@ class BrowserObservation(FrozenModel):
     # The last mouse position the page saw (viewport CSS pixels), when it saw one.
     mouse: tuple[float, float] | None = None
 
-    def to_observation(self, screenshot: str | None = None) -> Observation:
-        """The model's Observation; `screenshot` is where the caller stored the PNG."""
-        return Observation(
+    def to_observation(self, screenshot: str | None = None,
+                       som_screenshot: str | None = None) -> Observation:
+        """The model's Observation; `screenshot` (and `som_screenshot`) is where the caller
+        stored the image."""
+        return Observation(som_screenshot=som_screenshot,
             url=self.url, title=self.title, tabs=self.tabs, axtree=self.axtree, html=self.html,
             screenshot=screenshot, focused=self.focused,
             last_action_error=self.last_action_error, unreadable=self.unreadable,

@@ -62,6 +62,9 @@ def run(
         "them."),
     screenshot_quality: int = typer.Option(80, "--screenshot-quality", min=1, max=100,
                                            help="Quality of jpeg/webp screenshots."),
+    set_of_marks: bool = typer.Option(False, "--set-of-marks", help="Also store each step's "
+                                      "screenshot with every element id drawn at its box "
+                                      "(step-NNN.som.png), for vision agents and VLM judges."),
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
@@ -138,7 +141,7 @@ def run(
             task_ids=tuple(t for t in (task_ids or "").split(",") if t), evaluate=not no_eval,
             no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host,
             agent_options=options, seeds=seed_list, screenshot_format=screenshot_format,
-            screenshot_quality=screenshot_quality,
+            screenshot_quality=screenshot_quality, set_of_marks=set_of_marks,
             site_urls_file=str(site_urls) if site_urls else None, subset=subset,
             accounts_file=str(accounts) if accounts else None,
             reset_cmds=_reset_cmds(reset_cmd or []),

@@ -60,11 +60,14 @@ class EpisodeSpec(FrozenModel):
 async def _store_observation(obs: BrowserObservation, workdir: Path, stem: str,
                              config: EnvConfig) -> Observation:
     """Write the screenshot from a thread: the worker's other episodes share this loop."""
-    shot = None
+    shot = som = None
     if obs.screenshot_png:
         shot = f"{stem}.{config.screenshot_format}"
         await asyncio.to_thread((workdir / shot).write_bytes, obs.screenshot_png)
-    return obs.to_observation(screenshot=shot)
+    if obs.som_png:
+        som = f"{stem}.som.png"
+        await asyncio.to_thread((workdir / som).write_bytes, obs.som_png)
+    return obs.to_observation(screenshot=shot, som_screenshot=som)
 
 
 async def _decide(agent: Agent, task: Task, obs: Observation, steps: list[Step]

@@ -159,7 +159,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
                                   (*config.allow_origins, *session.allow_origins))),
                                             logins=session.logins,
                                             screenshot_format=config.screenshot_format,
-                                            screenshot_quality=config.screenshot_quality),
+                                            screenshot_quality=config.screenshot_quality,
+                                            set_of_marks=config.set_of_marks),
                               episodes_per_worker=config.episodes_per_worker,
                               scratch=str(scratch))
 

@@ -48,6 +48,8 @@ class RunConfig(FrozenModel):
     # PNG keeps every pixel; JPEG and WebP (with this quality) are smaller and lossy.
     screenshot_format: Literal["png", "jpeg", "webp"] = "png"
     screenshot_quality: int = Field(default=80, ge=1, le=100)
+    # A second screenshot per step with every element id drawn at its box (set-of-marks).
+    set_of_marks: bool = False
     # Origins the browser may reach besides each task's start URL origin.
     allow_origins: tuple[str, ...] = ()
     # Address the sandbox sites are served on (and named by in task URLs): loopback unless a

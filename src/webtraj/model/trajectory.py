@@ -32,6 +32,9 @@ class Observation(FrozenModel):
     html: str | None = None
     # Path of the screenshot, relative to the trajectory folder (e.g. `step-003.png`).
     screenshot: str | None = None
+    # The same screenshot with every element id drawn at its box (set-of-marks), beside it
+    # (e.g. `step-003.som.png`), when the run asked for it.
+    som_screenshot: str | None = None
     focused: str | None = None
     last_action_error: str | None = None
     # Why the page's accessibility tree could not be read (too large, timed out, crashed):

@@ -127,3 +127,22 @@ def test_password_values_are_masked_in_the_tree():
     masked = mask_values(tree, {("textbox", "PIN")})
     assert masked.splitlines() == ["[4] [textbox] [Note] [value=hi]",
                                    f"[5] [textbox] [PIN] [focused, value={MASK}]"]
+
+
+def test_drags_and_roleless_clicks_become_replayable_actions():
+    """Issue 30: a drag is its pointer path (`mouse_drag`), and a click on an element without
+    a role acts on the id the observation marked it with."""
+    seen = Seen(number=0, axtree=TREE + "\n[n4] [div] [] [clickable, color=rgb(255, 0, 0)]",
+                taken_at=100.0)
+    box = ElementInfo(role="generic", raw_tag="div", tag="div", mark="n4",
+                      box=(10.0, 20.0, 30.0, 30.0))
+    out, b = _collect()
+    b.event(_ev("drag", 101, target=box, x=25, y=35, to_x=125.5, to_y=40), seen)
+    b.event(_ev("click", 102, target=box, x=25, y=35), seen)
+    b.event(_ev("click", 103, target=box.model_copy(update={"mark": "n9"}), x=5, y=5), seen)
+    drag, click, nothing = out
+    assert drag.action.to_text() == "mouse_drag [25] [35] [125.5] [40]"
+    assert drag.element_box.width == 30
+    assert click.action.to_text() == "click [n4]" and click.error is None
+    # A mark the observation did not show is not guessed at.
+    assert nothing.action is None and "no element" in nothing.error

@@ -98,6 +98,8 @@ class ActionBuilder:
                 return  # moving the caret in the field being typed in
             self.flush()
             self._element(ActionKind.CLICK, ev, ev.target, seen)
+        elif ev.type == "drag" and None not in (ev.x, ev.y, ev.to_x, ev.to_y):
+            self._drag(ev, seen)
         elif ev.type == "key" and ev.key:
             self._key(ev, seen)
         elif ev.type == "scroll" and ev.value in ("up", "down"):
@@ -131,6 +133,20 @@ class ActionBuilder:
         self._typing = _Typing(seen=seen, info=info, value=ev.value or "", started_at=ev.time,
                                kind=kind)
 
+    def _drag(self, ev: PageEvent, seen: Seen) -> None:
+        """A drag replays as the same pointer path (`mouse_drag`), in viewport pixels."""
+        self.flush()
+        self._last_scroll = None
+        info = ev.target
+        box = None
+        if info is not None and info.box is not None and info.box[2] > 0 and info.box[3] > 0:
+            box = ElementBox(x=info.box[0], y=info.box[1], width=info.box[2],
+                             height=info.box[3])
+        action = Action(kind=ActionKind.MOUSE_DRAG, x=max(ev.x or 0.0, 0.0),
+                        y=max(ev.y or 0.0, 0.0), to_x=max(ev.to_x or 0.0, 0.0),
+                        to_y=max(ev.to_y or 0.0, 0.0))
+        self.emit(Recorded(seen=seen, action=action, started_at=ev.time, element_box=box))
+
     def _key(self, ev: PageEvent, seen: Seen) -> None:
         key = ev.key or ""
         if key == "Enter" and self._typing is not None \
@@ -161,6 +177,8 @@ class ActionBuilder:
             box = ElementBox(x=info.box[0], y=info.box[1], width=info.box[2],
                              height=info.box[3])
         element_id = find_element(seen.axtree, info)
+        if element_id is None and info.mark and f"[{info.mark}]" in seen.axtree:
+            element_id = info.mark  # no role: the id the observation marked it with
         meaningful = info.role not in ("generic", "") or bool(info.name)
         if element_id is None and (not meaningful or not info.name):
             where = f" at ({ev.x:.0f}, {ev.y:.0f})" if ev and ev.x is not None else ""

@@ -16,6 +16,8 @@ class ElementInfo(FrozenModel):
     tag: str = ""
     input_type: str = ""
     raw_tag: str = ""
+    # The observation id marked on the element (or around it) when it has no role (`n3`).
+    mark: str | None = None
     # Viewport box (x, y, width, height) in CSS pixels: where the screenshot shows it.
     box: tuple[float, float, float, float] | None = None
 
@@ -23,7 +25,7 @@ class ElementInfo(FrozenModel):
 class PageEvent(FrozenModel):
     """One trusted input event in a recorded document (`time` is the page's wall clock)."""
 
-    type: Literal["click", "input", "select", "key", "scroll", "focus"]
+    type: Literal["click", "drag", "input", "select", "key", "scroll", "focus"]
     time: float
     target: ElementInfo | None = None
     value: str | None = None
@@ -32,6 +34,9 @@ class PageEvent(FrozenModel):
     in_text: bool = False
     x: float | None = None
     y: float | None = None
+    # Where a drag was released.
+    to_x: float | None = None
+    to_y: float | None = None
 
 
 class HistoryMove(FrozenModel):

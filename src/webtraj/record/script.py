@@ -1,14 +1,15 @@
 """The capture script injected into every document of a recorded tab.
 
 It listens (capture phase, so a page's own handlers cannot hide an event) for trusted
-input only - clicks (on the element under the button when it went down), text input, select
-changes, key presses, wheel scrolls - and reports each one with the role and accessible name
-of the element it hit (climbing from a `<span>` to its button, from a `<label>` to its
-control) through the `__webtrajRecord` binding. It never changes the page (no attribute, no
-style), so what is observed is what the site draws. Names are computed the way the
-accessibility tree computes them for ordinary markup (aria-labelledby, aria-label, `<label>`,
-content, title, placeholder); the recorder matches them to the observation's element ids and
-keeps them as a fallback target."""
+input only - clicks (on the element under the button when it went down), drags (press,
+move, release), text input, select changes, key presses, wheel scrolls - and reports each
+one with the role and accessible name of the element it hit (climbing from a `<span>` to
+its button, from a `<label>` to its control), and the id the observation marked on an
+element without a role, through the `__webtrajRecord` binding. It never changes the page
+(no attribute, no style), so what is observed is what the site draws. Names are computed
+the way the accessibility tree computes them for ordinary markup (aria-labelledby,
+aria-label, `<label>`, content, title, placeholder); the recorder matches them to the
+observation's element ids and keeps them as a fallback target."""
 
 BINDING = "__webtrajRecord"
 
@@ -118,9 +119,12 @@ CAPTURE_SCRIPT = r"""(() => {
     const r = role(el);
     const n = name(el, r);
     const box = el.getBoundingClientRect();
+    // An element without a role has the id the observation marked it with (marks.py).
+    const marked = raw.closest('[data-webtraj-id]');
     return {role: r, name: n, nth: nth(el, r, n), tag: el.tagName.toLowerCase(),
             input_type: (el.getAttribute('type') || '').toLowerCase(),
             raw_tag: raw.tagName.toLowerCase(),
+            mark: marked ? marked.getAttribute('data-webtraj-id') : null,
             box: [box.x, box.y, box.width, box.height]};
   }
   const isText = (el) => el && ((el.tagName === 'INPUT' && (TEXT_TYPES.has(el.type) ||
@@ -130,11 +134,24 @@ CAPTURE_SCRIPT = r"""(() => {
   let down = null;
   window.addEventListener('pointerdown', (e) => {
     if (!e.isTrusted || e.button !== 0 || !(e.target instanceof Element)) return;
-    down = {target: e.target, info: describe(e.target), at: performance.now()};
+    down = {target: e.target, info: describe(e.target), at: performance.now(),
+            x: e.clientX, y: e.clientY};
+    dragged = false;
+  }, true);
+  // A press, a move of more than a few pixels and a release: a drag, not a click.
+  let dragged = false;
+  window.addEventListener('pointerup', (e) => {
+    if (!e.isTrusted || e.button !== 0 || !down) return;
+    if (Math.hypot(e.clientX - down.x, e.clientY - down.y) < 6) return;
+    dragged = true;
+    send({type: 'drag', target: down.info, x: down.x, y: down.y, to_x: e.clientX,
+          to_y: e.clientY});
+    down = null;
   }, true);
   let skipClick = null;
   window.addEventListener('click', (e) => {
     if (!e.isTrusted || !(e.target instanceof Element)) return;
+    if (dragged) { dragged = false; return; }  // the click a drag ends with
     // A keyboard activation (Enter/Space) was recorded as that key press.
     if (e.detail === 0 && e.pointerType !== 'mouse' && e.pointerType !== 'touch' &&
         e.pointerType !== 'pen') return;

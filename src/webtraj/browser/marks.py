@@ -17,6 +17,7 @@ Only the main frame is marked; iframes keep the tree's ids.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -120,12 +121,6 @@ MARK_SCRIPT = """([attr, limit]) => {
     if (svg) reasons.push('shape');
     if (!reasons.length && pointer.has(e)) reasons.push('clickable');
     if (!reasons.length) continue;
-    let id = e.getAttribute(attr);
-    if (!id || !/^n\\d+$/.test(id) || e.__webtrajId !== id) {
-      id = 'n' + (++next);
-      e.setAttribute(attr, id);
-      e.__webtrajId = id;
-    }
     let name = (e.getAttribute('aria-label') || e.getAttribute('title')
                 || e.getAttribute('alt') || '').trim();
     if (!name && tag !== 'canvas') name = (e.textContent || '').replace(/\\s+/g, ' ').trim();
@@ -141,11 +136,26 @@ MARK_SCRIPT = """([attr, limit]) => {
       const cls = (typeof e.className === 'string' ? e.className : '').trim();
       if (cls) props.push('class=' + cls.slice(0, 40));
     }
-    out.push({id, tag, name: name.slice(0, 200), reasons, props,
+    out.push({e, tag, name: name.slice(0, 200), reasons, props,
               box: [r.x, r.y, r.width, r.height]});
   }
+  // Ids are set after every style was read: an attribute written between two reads would
+  // make the browser recompute styles for each element (quadratic on a page of many).
+  for (const item of out) {
+    const e = item.e;
+    let id = e.getAttribute(attr);
+    if (!id || !/^n\\d+$/.test(id) || e.__webtrajId !== id) {
+      id = 'n' + (++next);
+      e.setAttribute(attr, id);
+      e.__webtrajId = id;
+    }
+    item.id = id;
+    delete item.e;
+  }
   window.__webtrajNext = next;
-  return {elements: out, mouse: window.__webtrajMouse || null};
+  // One string: Playwright's structured serialization of hundreds of small objects costs
+  // far more than the script itself.
+  return JSON.stringify({elements: out, mouse: window.__webtrajMouse || null});
 }"""
 
 
@@ -191,8 +201,8 @@ async def mark_elements(page: Page, limit: int = MAX_MARKED) -> Marks:
     """Mark the page's role-less interactive elements; a page that cannot be read gives no
     marks and says why (the observation names it)."""
     try:
-        raw = await page.evaluate(MARK_SCRIPT, [MARK_ATTRIBUTE, limit])
-    except PlaywrightError as exc:
+        raw = json.loads(await page.evaluate(MARK_SCRIPT, [MARK_ATTRIBUTE, limit]))
+    except (PlaywrightError, TypeError, ValueError) as exc:
         text = str(exc).strip().splitlines()
         return Marks(error=f"cannot mark elements without a role: {text[0] if text else exc}")
     elements = [MarkedElement(id=str(e["id"]), tag=str(e["tag"]), name=str(e["name"]),

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 from miniwob_pointer_solvers import SOLVERS  # noqa: E402
@@ -96,3 +97,19 @@ async def test_a_roleless_task_reaches_a_reward(browser, miniwob_server, tmp_pat
 @pytest.mark.parametrize("name", [n for n in SEEDS if n not in DEFAULT])
 async def test_every_pointer_task_reaches_a_reward(browser, miniwob_server, tmp_path, name):
     await _reaches_reward(browser, miniwob_server, tmp_path, name)
+
+
+def test_sites_list_lists_every_task_as_runnable():
+    """The recorded Chromium check (python -m webtraj.suites.miniwob check): every page gives
+    an agent something to act on, the role-less ones through marked ids."""
+    from webtraj.cli.app import app
+    from webtraj.suites.miniwob.check import load_check
+
+    check = load_check()
+    assert len(check.tasks) == 130 and check.failing == []
+    by_name = {t.name: t for t in check.tasks}
+    assert by_name["click-color"].actionable_elements > 0
+    result = CliRunner().invoke(app, ["sites", "list"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "130 of 130 tasks run" in result.output and "do not run" not in result.output
+    assert "cannot" not in result.output

@@ -145,7 +145,7 @@ def test_unknown_ids_among_known_ones_warn(capsys):
 def test_a_bug_is_reported_as_a_bug_with_traceback_only_under_debug(tmp_path, monkeypatch):
     RunStore.create(tmp_path / "r", RunInfo(name="r")).close()
 
-    def broken(store):  # noqa: ANN001, ARG001
+    def broken(store, **options):  # noqa: ANN001, ANN003, ARG001
         raise KeyError("boom [x]")
 
     monkeypatch.setattr("webtraj.cli.runs.summarize", broken)

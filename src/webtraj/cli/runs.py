@@ -98,6 +98,8 @@ def list_runs(
             table.add_row(shown, "", "", "[red]unreadable[/]", esc(e["error"]))
             continue
         created = datetime.fromtimestamp(e["created_at"], UTC).strftime("%Y-%m-%d %H:%M")
+        if e["command"]:  # how the run was made, under its name (wrapped, never cut)
+            shown += f"\n[dim]{esc(e['command'])}[/]"
         table.add_row(shown, created, str(e["trajectories"]), str(e["errors"]),
                       esc(e["headline"]))
     console.print(table)

@@ -144,6 +144,20 @@ def _round_trip(deployment, tmp_path, task_ids):  # type: ignore[no-untyped-def]
         exported[label] = {(r := json.loads(x))["task_id"]: r["score"]
                            for x in lines.read_text().splitlines()}
         reference[label] = _reference_scores(sub, standin.urls, task_ids)
+        # an imported run of the submission exports the same way, with the same verdicts
+        imported, again = tmp_path / f"{label}-imported", tmp_path / f"{label}-again"
+        for args in (["import", "webarena-verified", "--logs", str(sub), "--site-urls",
+                      str(sub / "site_urls.json"), "--out", str(imported)],
+                     ["export", "webarena-verified", str(imported), "--out", str(again)],
+                     ["eval", "webarena-verified", "--logs", str(again), "--out",
+                      str(lines)]):
+            res = CliRunner().invoke(app, args)
+            assert res.exit_code == 0, (args, res.output)
+        assert {(r := json.loads(x))["task_id"]: r["score"]
+                for x in lines.read_text().splitlines()} == exported[label]
+        for tid in task_ids:
+            assert ((again / tid / "agent_response.json").read_bytes()
+                    == (sub / tid / "agent_response.json").read_bytes())
     right, wrong = verdicts["right"], verdicts["wrong"]
     assert {t: v[0] for t, v in right.items()} == dict.fromkeys(task_ids, 1.0)
     assert {t: v[0] for t, v in wrong.items()} == dict.fromkeys(task_ids, 0.0)

@@ -258,7 +258,8 @@ def mind2web(
 
 @app.command("webarena-verified")
 def webarena_verified(
-    dataset: Path = typer.Option(..., "--dataset", help="WebArena-Verified tasks JSON (a list)."),
+    dataset: Path = typer.Option(None, "--dataset", help="WebArena-Verified tasks JSON (a "
+                                 "list); default: the installed webarena-verified package's."),
     logs: Path = typer.Option(..., "--logs", help="Folder of <task_id>/network.har and "
                               "<task_id>/agent_response.json."),
     out: Path = typer.Option(..., "--out", help=_OUT_HELP),
@@ -274,12 +275,14 @@ def webarena_verified(
     Example: webtraj import webarena-verified --dataset d.json --logs L --out runs/wav
     """
     from webtraj.formats.webarena_verified import (
+        package_dataset_path,
         redacted_checks,
         task_from_obj,
         trajectory_from_log,
     )
 
     try:
+        dataset = dataset if dataset is not None else package_dataset_path()
         data = read_json(dataset, expect=list, what="tasks")
     except InputError as exc:
         raise fail(str(exc)) from None

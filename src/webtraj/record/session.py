@@ -42,7 +42,7 @@ HUMAN = "human"
 # A navigation this soon after the person used the page is taken as its consequence.
 INPUT_CAUSES_S = 0.5
 # How long the last tab's closing waits to see whether the whole browser is going.
-BROWSER_GOING_S = 0.5
+BROWSER_GOING_S = 10.0
 BROWSER_CLOSED = "the browser was closed before the task was finished"
 # Patience for one CDP question about a tab (a closing tab may never answer).
 CDP_TIMEOUT_S = 3.0
@@ -271,6 +271,17 @@ class Recorder:
             self.builder.other(Action(kind=ActionKind.NEW_TAB), self._seen_for(time.time()),
                                time.time())
 
+    async def _browser_going(self) -> bool:
+        """Whether the browser disconnects within BROWSER_GOING_S: polled, so a busy machine
+        (a slow disconnection) is told apart from a closed last tab by the outcome, not by a
+        fixed wait."""
+        deadline = time.monotonic() + BROWSER_GOING_S
+        while self.browser.is_connected():
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
     async def _on_closed(self, page: Page) -> None:
         """The person closed a tab: focus it first when it was not the active one (webtraj's
         `close_tab` closes the active tab). The last tab closing may be the whole browser
@@ -279,10 +290,8 @@ class Recorder:
         self.history.pop(page, None)
         if page not in self.order:
             return
-        if self.order == [page]:
-            await asyncio.sleep(BROWSER_GOING_S)
-            if not self.browser.is_connected():
-                raise _End(Termination.ERROR, error=BROWSER_CLOSED)
+        if self.order == [page] and await self._browser_going():
+            raise _End(Termination.ERROR, error=BROWSER_CLOSED)
         at = time.time()
         seen = self._seen_for(at)
         tabs = self.env.tabs

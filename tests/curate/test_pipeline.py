@@ -246,11 +246,13 @@ def test_cli_refuses_a_model_judge_without_a_model(small_run, tmp_path):
 
 # sha256 of the files curated from `small_run` (a third of the tasks in validation) before
 # curation ran on worker processes: a change to the bytes written changes the curated data.
+# Regenerated once when the system prompt's action list became generated from the action
+# model (the records differ from the earlier ones only in that prompt text).
 GOLDEN = {
-    "train.jsonl": "39ac42d62dc2542b0070382df37dac6a94dcfe2d7b992c0bf42e4d6459646abe",
-    "validation.jsonl": "04f4ddd4ad9678c2daddc06e261cfa1cb055aa843a118871917343ba4cd97b11",
-    "train.parquet": "3a2769870b82f74f0055e97aaa3b5139fbeedd5bb462e466685f48252afa7064",
-    "validation.parquet": "ad214c9cf0e09deb4a6a5f57026e6341b42a3bf8440d5f9eb63d3e550df2f36a",
+    "train.jsonl": "e61232559d5f22efd1d8cd2ab44684f6d2858032fc4fc28d61b7536571233980",
+    "validation.jsonl": "4b67f3d69b92a5e65ef98c7fbff41b5113f3c146cdd001150df334a1a12e3520",
+    "train.parquet": "9ee5d621781c400c51701fbbd33f3cd50a9b5cbb805f1e62f4f44b45326c8318",
+    "validation.parquet": "ad7a53d612c19fb69b4ac83bf477d5e02d8aeefe9dcb8feeadaad244c07b7ace",
     "tasks.jsonl": "9adb819920d461a734ceb8d88c18c1183cf1a641931c750be80d992f17811f05",
     "stats.json": "11d720e0a567cfeeb4c78f8a89ccffb5d07cb1246ce8425cbb25b7524ec542c9",
 }

@@ -173,6 +173,7 @@ def load_builtins() -> None:
     its metric family) on import."""
     import webtraj.evaluate.case_scorers  # noqa: F401
     import webtraj.evaluate.constraints.plugin  # noqa: F401
+    import webtraj.evaluate.mind2web.evaluator  # noqa: F401
     import webtraj.evaluate.miniwob  # noqa: F401
     import webtraj.evaluate.outcome.plugin  # noqa: F401
     import webtraj.evaluate.webarena_verified.plugin  # noqa: F401

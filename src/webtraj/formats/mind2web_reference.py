@@ -17,6 +17,7 @@ import orjson
 from webtraj.formats.imported import Imported, ImportLog, WrongFormat, image_name
 from webtraj.formats.local_files import check_image
 from webtraj.formats.mind2web import IssueLog, M2WStep, iter_steps
+from webtraj.formats.mind2web.gold import gold_config
 from webtraj.model import (
     Action,
     ActionKind,
@@ -107,7 +108,7 @@ def trajectory_from_steps(steps: list[M2WStep], *, html: bool = False,
             screenshot=shot[0] if shot else None), action=action,
             raw_output=orjson.dumps(raw).decode(), error=error))
     task = Task(task_id=first.annotation_id, intent=first.confirmed_task,
-                site=first.website or None,
+                site=first.website or None, evaluators=(gold_config(ordered),),
                 metadata={"source": SOURCE, "domain": first.domain,
                           "subdomain": first.subdomain})
     return Trajectory(

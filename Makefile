@@ -17,8 +17,8 @@ $(PY):
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 
-# The compiled dom fast path is built by the install; rebuilt when its source changes.
-BUILD_INPUTS := pyproject.toml setup.py $(wildcard src/webtraj/dom/_accel*.pyx src/webtraj/dom/_accel*.pxi)
+# Reinstalled when the project's metadata changes.
+BUILD_INPUTS := pyproject.toml
 
 $(VENV)/.installed-test: $(BUILD_INPUTS) | $(PY)
 	$(PIP) install --quiet -e ".[$(TEST_EXTRAS)]"
@@ -35,7 +35,7 @@ chromium:
 	@bash scripts/ensure-chromium.sh
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check src tests benchmarks setup.py
+	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/lint-imports
 
 test: $(VENV)/.installed-test chromium lint
@@ -53,4 +53,3 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist src/*.egg-info
-	rm -f src/webtraj/dom/_accel.c src/webtraj/dom/_accel*.html src/webtraj/dom/_accel.*.so

@@ -1,5 +1,10 @@
 """Whole `webtraj mind2web` commands with the compiled dom path against the pure-Python path.
 
+The compiled path (Cython on lxml's C API) was removed after this measurement
+(docs/performance.md); to measure it again, check out the commit before its removal, build it
+(`pip install -e .` there) and pass that checkout as `--compiled-src DIR`: the same commands
+then run on its sources too (interleaved with the current, pure-Python ones).
+
 Runs `webtraj mind2web rank` (BM25) and then `webtraj mind2web predict` (MindAct multiple
 choice, top 50, its prompts built from each step's pruned page) as subprocesses, as a user
 would, against the scripted OpenAI-compatible server (answers instantly, no cache), on:
@@ -10,10 +15,9 @@ would, against the scripted OpenAI-compatible server (answers instantly, no cach
 Each configuration runs `--repeats` times, interleaved A/B/A/B (compiled, pure, compiled, ...)
 so a change in machine load hits both alike; it prints the minimum and median wall time and the
 minimum CPU time (user+sys of the command's process) of each, and the pure/compiled ratio.
-The pure path is selected with WEBTRAJ_DOM_PURE=1; without a built extension only the pure
-path is timed.
+Without `--compiled-src` only the current (pure-Python) path is timed.
 
-    python benchmarks/mind2web_dom_path.py [--pages 1000] [--repeats 3]
+    python benchmarks/mind2web_dom_path.py [--pages 1000] [--repeats 3] [--compiled-src DIR]
 """
 
 from __future__ import annotations
@@ -35,17 +39,12 @@ from webtraj.testing import ScriptedLLMServer
 REAL_STEP = Path(__file__).resolve().parents[2] / "shared/fixtures/mind2web/seeact_step.jsonl"
 
 
-def _accel_built() -> bool:
-    try:
-        from webtraj.dom.page import ACCEL  # type: ignore[attr-defined]
-    except ImportError:
-        return False
-    return ACCEL is not None
-
-
-def _run(args: list[str], *, pure: bool, cwd: Path) -> tuple[float, float]:
+def _run(args: list[str], *, pure: bool, cwd: Path, compiled_src: Path | None) -> tuple[
+        float, float]:
     """(wall s, CPU s) of one CLI command in a subprocess."""
-    env = dict(os.environ, WEBTRAJ_DOM_PURE="1" if pure else "0")
+    env = dict(os.environ)
+    if not pure and compiled_src is not None:
+        env["PYTHONPATH"] = str(compiled_src / "src")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "webtraj.cli.app", "mind2web", *args],
@@ -62,7 +61,7 @@ def _reply(prompt: str) -> str:
 
 
 def bench(label: str, data: Path, work: Path, base_url: str, repeats: int,
-          paths: list[bool]) -> None:
+          paths: list[bool], compiled_src: Path | None) -> None:
     commands = {
         "rank": ["rank", "--data", str(data), "--out", str(work / "ranks.jsonl")],
         "predict": ["predict", "--data", str(data), "--ranks", str(work / "ranks.jsonl"),
@@ -73,7 +72,8 @@ def bench(label: str, data: Path, work: Path, base_url: str, repeats: int,
     for _ in range(repeats):
         for name, args in commands.items():
             for pure in paths:  # interleaved: compiled, pure, compiled, pure, ...
-                results.setdefault((name, pure), []).append(_run(args, pure=pure, cwd=work))
+                results.setdefault((name, pure), []).append(
+                    _run(args, pure=pure, cwd=work, compiled_src=compiled_src))
     print(f"\n== {label}")
     print(f"{'command':10} {'path':9} {'wall min':>9} {'wall med':>9} {'CPU min':>8}")
     for name in commands:
@@ -94,16 +94,16 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=1000, help="synthetic pages (steps)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--compiled-src", type=Path,
+                    help="a checkout with the compiled dom path built, timed against this one")
     args = ap.parse_args()
-    paths = [False, True] if _accel_built() else [True]
-    if len(paths) == 1:
-        print("compiled dom path not built: timing the pure-Python path only")
+    paths = [False, True] if args.compiled_src else [True]
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(
             default=lambda r: _reply(r.last_user), keep_log=False) as srv:
         work = Path(tmp)
         if REAL_STEP.exists():
             bench("real SeeAct step (shared fixture)", REAL_STEP, work, srv.base_url,
-                  args.repeats, paths)
+                  args.repeats, paths, args.compiled_src)
         rng = random.Random(args.seed)
         tasks, n = [], 0
         while n < args.pages:
@@ -114,7 +114,7 @@ def main() -> None:
         write_raw_json(data, tasks)
         size = sum(p.stat().st_size for p in data.iterdir()) / 1e6
         bench(f"synthetic: {n} pages in {len(tasks)} tasks ({size:.0f} MB)", data, work,
-              srv.base_url, args.repeats, paths)
+              srv.base_url, args.repeats, paths, args.compiled_src)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
-"""The compiled dom fast path gives exactly the pure-Python results: the real SeeAct page,
-Mind2Web-sized synthetic pages, and generated documents full of edge cases (Unicode
-whitespace, entities, CDATA, namespaces, duplicate and empty ids, dull values)."""
+"""`CleanedPage` (one parsed page shared by ranking and every prompt of its step) gives the
+results of the functions it runs (`candidate_texts`, `prune_tree` + `tree_repr`) with its
+shared index and caches: the real SeeAct page, Mind2Web-sized synthetic pages, and generated
+documents full of edge cases (Unicode whitespace, entities, CDATA, namespaces, duplicate and
+empty ids, dull values)."""
 
 from __future__ import annotations
 
@@ -12,37 +14,44 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webtraj.dom import page as page_module
+from webtraj.dom.candidate_text import candidate_texts
 from webtraj.dom.cleaned import index_ids, parse_cleaned_html
 from webtraj.dom.page import CleanedPage
+from webtraj.dom.prune import prune_tree
+from webtraj.dom.tree_repr import tree_repr
 from webtraj.formats.mind2web.synthetic import synthetic_page
 
 
-def test_the_compiled_path_is_built_here():
-    # `make test` installs the package with its extension; a failed build shows up here
-    # rather than as a silent fall back to the slow path.
-    assert page_module.ACCEL is not None, page_module.ACCEL_STATUS
-    assert CleanedPage(parse_cleaned_html("<html backend_node_id='1'/>")).accelerated
+def test_the_page_is_pure_python():
+    # The compiled twin was removed (docs/performance.md); a stale build left in a checkout
+    # is never imported.
+    from pathlib import Path
 
+    import webtraj.dom.page
 
-def _pair(root):
-    return (CleanedPage(root, accelerated=True), CleanedPage(root, accelerated=False))
+    dom = Path(webtraj.dom.page.__file__).parent
+    assert not list(dom.glob("*.pyx")) and not list(dom.glob("*.pxi"))
+    assert not [p for p in dom.glob("*.py") if "_accel" in p.read_text(encoding="utf-8")]
 
 
 def _assert_same(root, ids, groups, *, fallback=None):
-    fast, ref = _pair(root)
-    assert set(fast.index) == set(ref.index)
-    for key in ref.index:
-        assert fast.index[key] is ref.index[key]
-    assert len(fast.index) == len(ref.index)
+    """The shared page (one index, one meta cache across calls) gives what each function
+    gives on its own."""
+    page = CleanedPage(root)
+    assert dict(page.index) == index_ids(root)
     for max_words, depth in ((30, 4), (3, 2), (0, 0)):
-        assert fast.candidate_texts(ids, fallback=fallback, max_words=max_words,
-                                    path_depth=depth) == ref.candidate_texts(
-            ids, fallback=fallback, max_words=max_words, path_depth=depth)
+        assert page.candidate_texts(ids, fallback=fallback, max_words=max_words,
+                                    path_depth=depth) == candidate_texts(
+            root, ids, fallback=fallback, max_words=max_words, path_depth=depth)
     for group in groups:
         for kw in ({}, {"brackets": False, "text_words": 3, "choice_tokens": 4},
                    {"max_depth": 1, "max_children": 2, "max_sibling": 1}):
-            a, b = fast.pruned_tree(group, **kw), ref.pruned_tree(group, **kw)
+            prune_kw = {k: kw[k] for k in ("max_depth", "max_children", "max_sibling")
+                        if k in kw}
+            repr_kw = {k: kw[k] for k in ("brackets", "text_words", "choice_tokens")
+                       if k in kw}
+            a = page.pruned_tree(group, **kw)
+            b = tree_repr(prune_tree(root, group, **prune_kw), **repr_kw)
             assert (a.text, a.id_mapping, a.choices) == (b.text, b.id_mapping, b.choices), kw
 
 
@@ -55,8 +64,8 @@ def test_real_seeact_page_and_prompts(real_step_path):
         top = [c["backend_node_id"] for c in sorted(cands, key=lambda c: c["rank"])[:50]]
         groups = [top[i:i + 5] for i in range(0, 50, 5)] + [[c[0] for c in line["choices"]]]
         _assert_same(root, ids, groups, fallback={"missing": "div x"})
-        # The fast path reproduces SeeAct's prompt byte for byte too.
-        tr = CleanedPage(root, accelerated=True).pruned_tree([c[0] for c in line["choices"]])
+        # The shared page reproduces SeeAct's prompt byte for byte too.
+        tr = CleanedPage(root).pruned_tree([c[0] for c in line["choices"]])
         assert tr.text == line["context_html"]
 
 
@@ -156,9 +165,9 @@ def test_entity_and_cdata_values_use_lxml_semantics():
            "<button backend_node_id='2' title='a &ent; b' aria_label='x\u00a0\u00a0y'>"
            "<text>one<![CDATA[two three]]>four &ent; gone</text></button></html>")
     root = parse_cleaned_html(doc)
-    fast, ref = _pair(root)
-    assert fast.candidate_texts(["2"]) == ref.candidate_texts(["2"])
-    text = fast.candidate_texts(["2"])["2"]
+    page = CleanedPage(root)
+    assert page.candidate_texts(["2"]) == candidate_texts(root, ["2"])
+    text = page.candidate_texts(["2"])["2"]
     assert text.startswith("button a ent value b x y onetwo threefour")
     assert "gone" not in text
 
@@ -166,7 +175,7 @@ def test_entity_and_cdata_values_use_lxml_semantics():
 def test_index_is_a_read_only_mapping_of_first_occurrences():
     root = parse_cleaned_html("<html backend_node_id='1'><a backend_node_id='2'/>"
                               "<b backend_node_id='2'/><i backend_node_id=''/></html>")
-    fast = CleanedPage(root, accelerated=True).index
+    fast = CleanedPage(root).index
     assert len(fast) == 2 and set(fast) == {"1", "2"} and "" not in fast
     assert fast["2"].tag == "a" and fast.get("3") is None and 2 not in fast
     with pytest.raises(KeyError):
@@ -188,7 +197,7 @@ def test_meta_words_order_caps_and_unicode_lowercasing():
         root = parse_cleaned_html(f"<html backend_node_id='1'><body backend_node_id='2'>"
                                   f"<button backend_node_id='3'{attr_s}><text>go</text></button>"
                                   f"<a backend_node_id='4'><text>x</text></a></body></html>")
-        fast, ref = _pair(root)
-        a, b = fast.pruned_tree(["3", "4"]), ref.pruned_tree(["3", "4"])
+        a = CleanedPage(root).pruned_tree(["3", "4"])
+        b = tree_repr(prune_tree(root, ["3", "4"]))
         assert (a.text, a.choices) == (b.text, b.choices), i
     assert len(a.text.split()) > 8  # the last case: both heads and their texts are there

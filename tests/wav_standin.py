@@ -3,8 +3,11 @@ WebArena-Verified tasks' evaluators look at, over two sites.
 
 - reddit (Postmill): 27 (retrieve: a forum's newest post), 399 (mutate: POST the biography
   form, answered 302), 404 (mutate: POST an upvote to /sv/124260.json).
+- reddit 595 (mutate: subscribe to a forum from its hottest post; the evaluator reads the
+  response body `{"subscribed": true}` of POST /f/space/subscribe.json).
 - gitlab: 44 (navigate: the todos page), 156 (navigate: merge requests assigned to me),
-  132 (retrieve: a count of commits).
+  132 (retrieve: a count of commits), 527 (mutate: star a repo; the evaluator reads the
+  response body `{"star_count": 56}` of POST .../toggle_star.json).
 
 The reddit site needs a login (a session cookie from POST /login with the account's
 password and the form's CSRF token), as the real Postmill does.
@@ -18,7 +21,9 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-TASK_IDS = ("27", "399", "404", "44", "156", "132")
+TASK_IDS = ("27", "399", "404", "595", "44", "156", "132", "527")
+SPACE_POST = "/f/space/69581/the-moon-saturn-and-jupiter-through-my-4-telescope-and"
+SPACE_TOKEN = "tok-595-secret-value"
 REDDIT_USER, REDDIT_PASSWORD = "MarvelsGrantMan136", "test1234"
 
 
@@ -57,6 +62,18 @@ class _Site(BaseHTTPRequestHandler):
             self._send(404, _page("Not found", ""))
             return
         self._send(200, _page(*page))
+
+
+class _Gitlab(_Site):
+    stars = 56  # the repo's count once starred (each episode starts from the same state)
+
+    def do_POST(self) -> None:
+        path = urlsplit(self.path).path
+        self.log_requests.append(("POST", self.path, ""))
+        if path == "/umano/AndroidSlidingUpPanel/toggle_star.json":
+            self._send(200, b'{"star_count": %d}' % type(self).stars, ctype="application/json")
+            return
+        self._send(404, _page("Not found", ""))
 
 
 class _Reddit(_Site):
@@ -119,6 +136,13 @@ class _Reddit(_Site):
             type(self).bio = form.get("user_biography[biography]", "")
             self._send(302, headers={"Location": f"/user/{REDDIT_USER}"})
             return
+        if path in ("/f/space/subscribe.json", "/f/space/unsubscribe.json"):
+            subscribed = path.endswith("/subscribe.json")
+            # with a credential beside the answer: the stored HAR must not keep it
+            self._send(200, b'{"subscribed": %s, "api_token": "%s"}' % (
+                b"true" if subscribed else b"false", SPACE_TOKEN.encode()),
+                ctype="application/json")
+            return
         if path.startswith("/sv/") and path.endswith(".json"):
             type(self).votes[path] = int(form.get("choice", "0"))
             self._send(200, b'{"netScore": 1}', ctype="application/json")
@@ -138,6 +162,10 @@ _REDDIT_PAGES = {
         '<article><h2>Newest books post</h2><form method="post" action="/sv/124260.json">'
         '<input type="hidden" name="choice" value="1">'
         '<button type="submit">Upvote</button></form></article>')),
+    SPACE_POST: ("The Moon, Saturn and Jupiter through my 4\" telescope and", (
+        '<form method="post" action="/f/space/subscribe.json"><button type="submit">'
+        'Subscribe</button></form><form method="post" action="/f/space/unsubscribe.json">'
+        '<button type="submit">Unsubscribe</button></form>')),
 }
 
 _GITLAB_PAGES = {
@@ -150,6 +178,9 @@ _GITLAB_PAGES = {
     "/dashboard/issues": ("Issues", "<p>Assigned to you: 5</p>"),
     "/a11yproject/a11yproject.com": ("a11yproject.com", (
         '<a href="/a11yproject/a11yproject.com/-/commits/main">Commits</a>')),
+    "/umano/AndroidSlidingUpPanel": ("AndroidSlidingUpPanel", (
+        '<form method="post" action="/umano/AndroidSlidingUpPanel/toggle_star.json">'
+        '<button type="submit">Star</button></form>')),
     "/a11yproject/a11yproject.com/-/commits/main": ("Commits", (
         "<ul><li>05 Mar, 2023: Update README (kilian)</li>"
         "<li>02 Mar, 2023: Fix link (Eric)</li></ul>")),
@@ -164,7 +195,7 @@ class StandIn:
         reddit = type("Reddit", (_Reddit,), {"pages": _REDDIT_PAGES, "sessions": set(),
                                              "votes": {}, "bio": "",
                                              "log_requests": self.requests["reddit"]})
-        gitlab = type("Gitlab", (_Site,), {"pages": _GITLAB_PAGES,
+        gitlab = type("Gitlab", (_Gitlab,), {"pages": _GITLAB_PAGES,
                                            "log_requests": self.requests["gitlab"]})
         self.reddit_cls = reddit
         self._servers = {"reddit": ThreadingHTTPServer(("127.0.0.1", 0), reddit),

@@ -95,8 +95,8 @@ CHECKS = (_expected("__HOTEL__/book", {"room": "deluxe", "guests": "2"}),
           _expected("__HOTEL__/review", {"review": "Great stay"}))
 
 
-async def _episode(browser, url: str, har) -> None:
-    async with BrowserEnv(browser, EnvConfig(har_path=har)) as env:
+async def _episode(browser, url: str, har, **config) -> None:
+    async with BrowserEnv(browser, EnvConfig(har_path=har, **config)) as env:
         obs = await env.reset(url + "/")
         obs = (await env.step(Action(kind=ActionKind.CLICK,
                                      element_id=_button(obs.axtree, "Book")))).observation
@@ -154,3 +154,21 @@ async def test_stored_har_keeps_request_bodies_and_network_events_score_them(
     wrong = _expected("__HOTEL__/book", {"room": "standard", "guests": "2"})
     [miss] = await create(wrong, env).evaluate(traj, folder)
     assert miss.value == 0.0
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_har_keeps_the_response_bodies_asked_for_up_to_the_bound(browser, hotel, tmp_path):
+    """Response bodies are omitted except for the URLs an episode names (what its evaluators
+    read), each up to `max_response_body_bytes`: "saved /api/note" (15 bytes) is kept,
+    "saved /api/confirm" (18) is over the 16-byte bound and says so, the pages are not kept."""
+    har = tmp_path / "network.har"
+    await _episode(browser, hotel, har, response_body_urls=(re.escape(hotel) + "/api/.*",),
+                   max_response_body_bytes=16)
+    entries = orjson.loads(har.read_bytes())["log"]["entries"]
+    content = {e["request"]["url"].removeprefix(hotel): e["response"]["content"]
+               for e in entries if e["request"]["method"] == "POST"}
+    assert content["/api/note"]["text"] == "saved /api/note"
+    assert content["/api/note"]["size"] == 15
+    assert content["/api/confirm"]["text"] == ""
+    assert "over 16 bytes" in content["/api/confirm"]["comment"]
+    assert not content["/book"].get("text") and not content["/review"].get("text")

@@ -6,13 +6,21 @@ verdicts, and so does the reference package (`webarena-verified`) scoring the sa
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from wav_standin import REDDIT_PASSWORD, REDDIT_USER, TASK_IDS, StandIn
+from wav_standin import (
+    REDDIT_PASSWORD,
+    REDDIT_USER,
+    SPACE_POST,
+    SPACE_TOKEN,
+    TASK_IDS,
+    StandIn,
+)
 from webtraj.agents.protocol import AgentDecision
 from webtraj.execute.run import RunConfig, execute_run
 from webtraj.model.action import parse_action
@@ -32,6 +40,9 @@ RIGHT = {
     "44": ["click [{link 'To-Do List'}]", f"stop [{NAV}]"],
     "156": ["click [{link 'Merge requests'}]", f"stop [{NAV}]"],
     "132": ["click [{link 'a11yproject.com'}]", "click [{link 'Commits'}]", "stop [1]"],
+    "595": [f"goto [{{reddit}}{SPACE_POST}]", "click [{button 'Subscribe'}]", f"stop [{MUT}]"],
+    "527": ["goto [{gitlab}/umano/AndroidSlidingUpPanel]", "click [{button 'Star'}]",
+            f"stop [{MUT}]"],
 }
 WRONG = {
     "27": ["stop [Hammer94]"],  # a bare string where a list of objects is expected
@@ -42,16 +53,30 @@ WRONG = {
     "44": ["click [{link 'Issues'}]", f"stop [{NAV}]"],
     "156": ["click [{link 'Merge requests'}]", "click [{link 'To-Do List'}]", f"stop [{NAV}]"],
     "132": ["stop [2]"],
+    # the same URL, method and referer: only the response body ({"subscribed": false}) differs
+    "595": [f"goto [{{reddit}}{SPACE_POST}]", "click [{button 'Unsubscribe'}]", f"stop [{MUT}]"],
+    "527": ["goto [{gitlab}/umano/AndroidSlidingUpPanel]", f"stop [{MUT}]"],  # never starred
 }
+# Tasks that change different sites, each waiting at its first step until the other has
+# started: they finish only if the run lets them overlap.
+MEET = {"399": "527", "527": "399"}
+MUTATING = {"399": "reddit", "404": "reddit", "595": "reddit", "527": "gitlab"}
 
 
 class ScriptedAgent:
     name = "scripted"
 
-    def __init__(self, script: dict[str, list[str]], urls: dict[str, str]) -> None:
-        self.script, self.urls = script, urls
+    def __init__(self, script: dict[str, list[str]], urls: dict[str, str],
+                 meet: dict[str, str] | None = None) -> None:
+        self.script, self.urls, self.meet = script, urls, meet or {}
+        self.started: set[str] = set()
 
     async def act(self, task, observation, history):  # type: ignore[no-untyped-def]
+        if not history:
+            self.started.add(task.task_id)
+            other = self.meet.get(task.task_id)
+            if other is not None:
+                await _until(lambda: other in self.started, f"{other} beside {task.task_id}")
         steps = self.script[task.task_id]
         text = steps[sum(1 for s in history if s.action is not None)]
         for site, url in self.urls.items():
@@ -65,6 +90,15 @@ class ScriptedAgent:
 
         text = re.sub(r"\{(\w+) '([^']+)'\}", element, text)
         return AgentDecision(action=parse_action(text))
+
+
+async def _until(condition, what: str, limit_s: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    """Wait for `condition` (a bound far above any load, not a timing)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while not condition():
+        assert loop.time() < deadline, f"never ran: {what}"
+        await asyncio.sleep(0.05)
 
 
 def _config(urls_file: Path, accounts: Path | None = None) -> RunConfig:
@@ -110,24 +144,30 @@ def _round_trip(deployment, tmp_path, task_ids):  # type: ignore[no-untyped-def]
     verdicts, exported, reference = {}, {}, {}
     for label, script in (("right", RIGHT), ("wrong", WRONG)):
         out = tmp_path / label
-        agent = ScriptedAgent(script, standin.urls)
+        agent = ScriptedAgent(script, standin.urls,
+                              MEET if {"399", "527"} <= set(task_ids) else None)
         resets = tmp_path / f"{label}-resets.log"
         config = _config(urls_file, accounts).model_copy(update={
-            "task_ids": task_ids, "reset_cmds": {"reddit": f"echo reset >> '{resets}'"}})
+            "task_ids": task_ids, "workers": 2,
+            "reset_cmds": {site: f"echo {site} >> '{resets}'" for site in ("reddit", "gitlab")}})
         with execute_run(config, out, agent=agent) as store:
             verdicts[label] = _verdicts(store)
             assert len(store) == len(task_ids)
             trajs = {t.task.task_id: t for t in store.iter_trajectories()}
-        # tasks that change a site run after the read-only ones, one at a time, each after
-        # its site's reset command
-        mutating = [t for t in task_ids if t in ("399", "404")]
-        assert resets.read_text().splitlines() == ["reset"] * len(mutating)
+        # tasks that change a site run after the read-only ones, one at a time per site, each
+        # after its site's reset command; tasks of different sites overlap
+        mutating = {t: s for t, s in MUTATING.items() if t in task_ids}
+        assert sorted(resets.read_text().splitlines()) == sorted(mutating.values())
         reads_done = max(trajs[t].finished_at for t in task_ids if t not in mutating)
-        starts = sorted(trajs[t].started_at for t in mutating)
-        assert starts[0] >= reads_done
-        ordered = sorted((trajs[t] for t in mutating), key=lambda t: t.started_at)
-        for first, second in zip(ordered, ordered[1:], strict=False):
-            assert second.started_at >= first.finished_at
+        assert min(trajs[t].started_at for t in mutating) >= reads_done
+        for site in set(mutating.values()):
+            ordered = sorted((trajs[t] for t, s in mutating.items() if s == site),
+                             key=lambda t: t.started_at)
+            for first, second in zip(ordered, ordered[1:], strict=False):
+                assert second.started_at >= first.finished_at, site
+        if {"399", "527"} <= set(task_ids):
+            for a, b in (("399", "527"), ("527", "399")):
+                assert trajs[a].started_at < trajs[b].finished_at
         sub = tmp_path / f"{label}-submission"
         res = CliRunner().invoke(app, ["export", "webarena-verified", str(out), "--out",
                                        str(sub)])
@@ -137,6 +177,15 @@ def _round_trip(deployment, tmp_path, task_ids):  # type: ignore[no-untyped-def]
                                                                 "network.har"}
             har = (sub / tid / "network.har").read_text()
             assert REDDIT_PASSWORD not in har and "favicon.ico" not in har
+            assert SPACE_TOKEN not in har
+            # bodies are kept only of the responses the task's evaluators read
+            bodies = {e["request"]["url"].removeprefix(standin.urls["reddit"]).removeprefix(
+                standin.urls["gitlab"]) for e in json.loads(har)["log"]["entries"]
+                if e["response"].get("content", {}).get("text")}
+            assert bodies == {"595": {"/f/space/subscribe.json" if label == "right"
+                                      else "/f/space/unsubscribe.json"},
+                              "527": {"/umano/AndroidSlidingUpPanel/toggle_star.json"}
+                              if label == "right" else set()}.get(tid, set()), (tid, bodies)
         lines = tmp_path / f"{label}.jsonl"
         res = CliRunner().invoke(app, ["eval", "webarena-verified", "--logs", str(sub),
                                        "--out", str(lines)])
@@ -186,8 +235,12 @@ def _reference_scores(folder: Path, urls: dict[str, str], task_ids) -> dict[str,
 
 
 def test_round_trip_three_tasks_two_sites(deployment, tmp_path):
-    """A retrieve (27), a mutate that POSTs after logging in (399), a navigate (44)."""
-    wrong = _round_trip(deployment, tmp_path, ("27", "399", "44"))
+    """A retrieve (27), a mutate that POSTs after logging in (399), a navigate (44), and two
+    mutates whose evaluators read response bodies (595 on reddit, 527 on gitlab): 399 and 595
+    share reddit and never overlap, 527 on gitlab runs beside 399."""
+    wrong = _round_trip(deployment, tmp_path, ("27", "399", "44", "595", "527"))
+    reason = " ".join(wrong["595"][1]).lower()
+    assert "subscribed" in reason, reason
     # the evaluator says why: the biography posted was another one
     reason = " ".join(wrong["399"][1]).lower()
     assert "i am a human" in reason and "i am a robot" in reason, reason

@@ -37,6 +37,10 @@ class EnvConfig(FrozenModel):
     har_path: Path | None = None
     # "omit" keeps HAR small (URLs, headers, post data); "embed" also keeps response bodies.
     har_content: Literal["omit", "embed"] = "omit"
+    # With "omit": the responses (URL regexes, full match) whose bodies the HAR keeps anyway,
+    # each up to `max_response_body_bytes` (what a task's evaluators read).
+    response_body_urls: tuple[str, ...] = ()
+    max_response_body_bytes: int = Field(default=1_000_000, ge=1)
     # Where downloads are saved (the episode's scratch folder); None refuses downloads. See
     # downloads.py for what is kept.
     downloads_dir: Path | None = None

@@ -37,7 +37,7 @@ from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.downloads import DownloadKeeper
-from webtraj.browser.har import HarFallback, RequestBodies, har_journal
+from webtraj.browser.har import HarFallback, RequestBodies, ResponseBodies, har_journal
 from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.records import (
@@ -85,6 +85,7 @@ class BrowserEnv:
         self._monitor = NetworkMonitor()
         self._har_fallback = HarFallback()
         self._bodies = RequestBodies()
+        self._responses = ResponseBodies()
         self._downloads: DownloadKeeper | None = None
         self._steps = 0
         self._dialogs_seen = 0
@@ -141,6 +142,9 @@ class BrowserEnv:
             self._har_fallback.attach(self.context)
             self._bodies = RequestBodies()
             self._bodies.attach(self.context)
+            self._responses = ResponseBodies(cfg.response_body_urls,
+                                             cfg.max_response_body_bytes)
+            self._responses.attach(self.context)
         self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
         allowlist = self.allowlist
         await PageShield(lambda url: allowlist.record(url, "webrtc", method="",
@@ -309,6 +313,7 @@ class BrowserEnv:
         Playwright wrote it, and the episode says so."""
         try:
             self._bodies.fill(har)
+            self._responses.fill(har)
         except (OSError, ValueError) as exc:
             self._error = self._error or f"request bodies not added to the HAR: {exc}"
 
@@ -320,6 +325,7 @@ class BrowserEnv:
         context, self.context = self.context, None
         context_closed = False
         try:
+            await self._responses.settle()
             await context.close()
             context_closed = True
         except PlaywrightError as exc:

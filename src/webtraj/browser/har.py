@@ -14,19 +14,28 @@ Playwright writes the HAR (`record_har_path`) when the context closes; if Chromi
 first, that file never appears. This recorder keeps a minimal HAR 1.2 entry per finished or
 failed request from the context's events and writes it only when Playwright's file is missing,
 so every episode that ran leaves a network trace.
+
+Response bodies are omitted too, except those `ResponseBodies` keeps: the responses whose URL
+matches one of the episode's `response_body_urls` (what a task's evaluators read, e.g. a
+WebArena-Verified `response_content` check), each up to a size bound, written into the HAR's
+`response.content` the same way (and redacted with the rest of the HAR when the store takes it).
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
 import json
 import os
+import re
 import time
 from collections import defaultdict, deque
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import BrowserContext, Request
+from playwright.async_api import BrowserContext, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from webtraj import __version__
@@ -95,6 +104,88 @@ class RequestBodies:
             body = queue.popleft() if queue else None
             if body is not None:
                 req["postData"] = body
+                filled += 1
+        if filled:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(log, indent=1))
+            os.replace(tmp, path)
+        return filled
+
+
+_TOO_BIG = "response body over {limit} bytes: not recorded"
+
+
+class ResponseBodies:
+    """The bodies of the responses an episode's evaluators read (URLs matching one of
+    `patterns`, full match), at most `max_bytes` each, in order per (method, URL)."""
+
+    def __init__(self, patterns: tuple[str, ...] = (), max_bytes: int = 1_000_000) -> None:
+        self._patterns = [re.compile(p) for p in patterns]
+        self.max_bytes = max_bytes
+        self._bodies: defaultdict[tuple[str, str], deque[dict[str, Any]]] = defaultdict(deque)
+        self._pending: set[asyncio.Task[None]] = set()
+
+    def wanted(self, url: str) -> bool:
+        return any(p.fullmatch(url) for p in self._patterns)
+
+    def attach(self, context: BrowserContext) -> None:
+        if self._patterns:
+            context.on("response", self._seen)
+
+    def _seen(self, response: Response) -> None:
+        if not self.wanted(response.url):
+            return
+        # The slot is taken now, in response order; the body fills it when it arrives.
+        slot: dict[str, Any] = {}
+        self._bodies[(response.request.method, response.url)].append(slot)
+        task = asyncio.get_running_loop().create_task(self._read(response, slot))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _read(self, response: Response, slot: dict[str, Any]) -> None:
+        mime = response.headers.get("content-type", "")
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            slot.update(mimeType=mime, size=int(declared), text="",
+                        comment=_TOO_BIG.format(limit=self.max_bytes))
+            return
+        try:
+            body = await response.body()
+        except PlaywrightError:  # a redirect, or the page went away: no body to keep
+            return
+        if len(body) > self.max_bytes:
+            slot.update(mimeType=mime, size=len(body), text="",
+                        comment=_TOO_BIG.format(limit=self.max_bytes))
+            return
+        try:
+            slot.update(mimeType=mime, size=len(body), text=body.decode())
+        except UnicodeDecodeError:
+            slot.update(mimeType=mime, size=len(body), text=base64.b64encode(body).decode(),
+                        encoding="base64")
+
+    async def settle(self, timeout_s: float = 10.0) -> None:
+        """Wait for the bodies still being read (before the context closes)."""
+        if self._pending:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait(set(self._pending), timeout=timeout_s)
+
+    def fill(self, path: Path) -> int:
+        """Write the kept bodies into the HAR at `path` as `response.content` (entries matched
+        in order per method and URL); returns how many entries got one."""
+        if not self._bodies or not path.exists():
+            return 0
+        log = json.loads(path.read_bytes())
+        queues = {k: deque(v) for k, v in self._bodies.items()}
+        filled = 0
+        for entry in log.get("log", {}).get("entries", ()):
+            req = entry.get("request") if isinstance(entry, dict) else None
+            resp = entry.get("response") if isinstance(entry, dict) else None
+            if not isinstance(req, dict) or not isinstance(resp, dict):
+                continue
+            queue = queues.get((req.get("method"), req.get("url")))
+            body = queue.popleft() if queue else None
+            if body:
+                resp["content"] = {**(resp.get("content") or {}), **body}
                 filled += 1
         if filled:
             tmp = path.with_name(path.name + ".tmp")

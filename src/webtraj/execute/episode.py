@@ -51,6 +51,8 @@ class EpisodeSpec(FrozenModel):
     timeout_s: float = 300.0
     screenshots: bool = True
     html: bool = False
+    # Responses whose bodies the HAR keeps (URL regexes; what the task's evaluators read).
+    response_body_urls: tuple[str, ...] = ()
 
     @property
     def trajectory_id(self) -> str:
@@ -129,7 +131,8 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                                                      if isinstance(sites, list)
                                                      and lg.site in sites),
                                      "downloads_dir": workdir / DOWNLOADS_DIR,
-                                     "screenshot": spec.screenshots, "html": spec.html})
+                                     "screenshot": spec.screenshots, "html": spec.html,
+                                     "response_body_urls": spec.response_body_urls})
     steps: list[Step] = []
     answer: str | None = None
     termination = Termination.MAX_STEPS

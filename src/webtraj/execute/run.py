@@ -25,6 +25,7 @@ from webtraj.execute.episode import EpisodeSpec, error_trajectory
 from webtraj.execute.inprocess import InProcessExecutor
 from webtraj.execute.local import Artifacts
 from webtraj.execute.resume import open_run_for, record_served_date, tasks_digest
+from webtraj.execute.site_lanes import Post, run_per_site
 from webtraj.execute.site_reset import reset_sites
 from webtraj.execute.suites import Suite, SuiteSession, suite_of_config
 from webtraj.execute.worker import WorkerConfig
@@ -139,7 +140,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         # Episodes lost to an error (crash, timeout, model endpoint down) are run again.
         done = store.completed(agent=config.agent, retry_failed=True)
         specs = [EpisodeSpec(task=t, trial=k, agent=config.agent, max_steps=config.max_steps,
-                             timeout_s=config.timeout_s, screenshots=config.screenshots)
+                             timeout_s=config.timeout_s, screenshots=config.screenshots,
+                             response_body_urls=session.response_bodies.get(t.task_id, ()))
                  for t in tasks for k in range(config.trials) if (t.task_id, k) not in done]
         unscored = unscored_trajectories(store) if config.evaluate else []
         plan = RunPlan(tasks=tuple(tasks), specs=tuple(specs),
@@ -198,17 +200,24 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         executor = (InProcessExecutor(worker, agent) if agent is not None
                     else _executor(config, worker))
         _publish(store)
-        # Tasks that change their sites run after the others, one at a time, each after its
-        # sites' reset commands; the others run in parallel.
+        # Tasks that change their sites run after the others, one at a time per site (tasks on
+        # different sites side by side, up to --workers), each after its sites' reset
+        # commands; the others run in parallel.
         exclusive = session.exclusive
         executor.run([s for s in specs if s.task.task_id not in exclusive], on_result,
                      on_start)
-        for spec in (s for s in specs if s.task.task_id in exclusive):
+
+        def run_changing(spec: EpisodeSpec, post: Post) -> None:
             problem = reset_sites(config.reset_cmds, exclusive[spec.task.task_id])
             if problem is not None:
-                on_result(spec, error_trajectory(spec, Termination.ERROR, problem), {})
-                continue
-            executor.run([spec], on_result, on_start)
+                failed = error_trajectory(spec, Termination.ERROR, problem)
+                post(lambda: on_result(spec, failed, {}))
+                return
+            executor.run([spec], lambda *a: post(lambda: on_result(*a)),
+                         (lambda *a: post(lambda: on_start(*a))) if on_start else None)
+
+        run_per_site([s for s in specs if s.task.task_id in exclusive],
+                     lambda s: exclusive[s.task.task_id], run_changing, config.workers)
         if stage is not None:
             stage.close()  # every score stored before the run's totals are written
     timings = dict(store.info.timings)

@@ -61,6 +61,9 @@ class SuiteSession:
     # Tasks that change their sites (id -> those sites): run one at a time, after the
     # others, each after its sites' reset commands.
     exclusive: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Tasks whose evaluators read response bodies (id -> URL regexes, full match): the HAR
+    # keeps those responses' bodies (bounded), and only those.
+    response_bodies: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class Suite:

@@ -7,10 +7,11 @@ the evaluators read (`formats.webarena_verified.agent_response_obj`)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from webtraj.browser.config import FormLogin
 from webtraj.evaluate.webarena_verified.sites import SiteUrls, placeholder, site_key
@@ -109,6 +110,36 @@ def task_type(task: Task) -> str | None:
     return None
 
 
+_URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
+
+
+def response_body_urls(task: Task, urls: dict[str, str]) -> tuple[str, ...]:
+    """URL regexes (full match) of the responses whose bodies the task's evaluators read:
+    the URLs of its NetworkEventEvaluators that check `response_content`, on the deployment
+    (a `^...` URL is the regex it is; any other matches with any query string)."""
+    out: list[str] = []
+    for cfg in task.evaluators:
+        expected = cfg.get("expected")
+        if not (isinstance(expected, dict) and expected.get("response_content")):
+            continue
+        values = expected.get("url")
+        for url in values if isinstance(values, list) else [values]:
+            if not isinstance(url, str) or not url:
+                continue
+            if url.startswith("^"):
+                pattern = url[1:].removesuffix("$")
+                for site, base in urls.items():
+                    pattern = pattern.replace(placeholder(site), re.escape(base))
+                out.append(pattern)
+                continue
+            for site, base in urls.items():
+                url = url.replace(placeholder(site), base)
+            # as written, or percent-encoded as the browser sends it (`/f/machine learning`)
+            forms = dict.fromkeys(u.rstrip("/") for u in (url, quote(url, safe=_URL_SAFE)))
+            out.append(f"(?:{'|'.join(re.escape(u) for u in forms)})" + r"/?(?:[?#].*)?")
+    return tuple(dict.fromkeys(out))
+
+
 class WebArenaVerifiedSuite(Suite):
     name = "webarena-verified"
     summary = ("812 tasks (258 hard) of the installed webarena-verified package, run on your "
@@ -148,6 +179,8 @@ class WebArenaVerifiedSuite(Suite):
         session.session_urls = session_urls(store, urls)
         session.exclusive = {t.task_id: tuple(_sites(t)) for t in session.tasks
                              if task_type(t) == "MUTATE"}
+        session.response_bodies = {t.task_id: pats for t in session.tasks
+                                   if (pats := response_body_urls(t, urls))}
         session.logins = read_accounts(config.accounts_file, urls)
         session.allow_origins = tuple(dict.fromkeys(origin(u) for u in urls.values()))
         return session

@@ -4,7 +4,11 @@ clear message, and joining a cluster (or starting a local one) with the project'
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
+
+# Lanes of a run (tasks of different sites side by side) may connect at once: one init.
+_CONNECTING = threading.Lock()
 
 
 def ray_module() -> Any:
@@ -23,6 +27,12 @@ def connect(address: str | None = None, *, num_cpus: int | None = None,
     `object_store_bytes` (Ray's default is 30% of the machine's memory). No dashboard, no log
     forwarding."""
     ray = ray_module()
+    with _CONNECTING:
+        return _connect(ray, address, num_cpus, object_store_bytes)
+
+
+def _connect(ray: Any, address: str | None, num_cpus: int | None,
+             object_store_bytes: int | None) -> Any:
     if ray.is_initialized() and address and _gcs_address(ray) != address:
         ray.shutdown()  # connected elsewhere (e.g. a local instance): join the one asked for
     if not ray.is_initialized():

@@ -54,18 +54,25 @@ def _viewer_pages(root: Path, key: str) -> tuple[str, str]:
         return http.get("/").text, http.get("/run", params={"r": key}).text
 
 
-def test_booking_run_summaries(tmp_path):
-    out = tmp_path / "runs" / "booking"
+@pytest.fixture(scope="module")
+def booking_run(tmp_path_factory) -> tuple[Path, str, str]:
+    """A replay run of two booking tasks: (run, stdout, all output)."""
+    out = tmp_path_factory.mktemp("booking") / "runs" / "booking"
     res = runner.invoke(app, ["run", "--suite", "booking", "--agent", "replay", "--today",
                               SANDBOX_TODAY, "--task-ids", "booking.hotels.01,booking.cars.01",
                               "--out", str(out)], env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.output
-    text = res.stdout
+    return out, res.stdout, res.output
+
+
+def test_booking_run_summaries(booking_run):
+    out, text, output = booking_run
+    tmp_path = out.parent.parent
     _fits(text)
     # Output is not a terminal: plain progress lines, one per episode of a short run.
-    assert "episodes: 2 to do" in res.output
-    assert re.search(r"^episodes 1/2  SR [0-9.]+  errors 0", res.output, re.M)
-    assert re.search(r"^episodes 2/2  SR 1\.00  errors 0", res.output, re.M)
+    assert "episodes: 2 to do" in output
+    assert re.search(r"^episodes 1/2  SR [0-9.]+  errors 0", output, re.M)
+    assert re.search(r"^episodes 2/2  SR 1\.00  errors 0", output, re.M)
     # The end-of-run table: the constraint judge's SR with its interval and CSR.
     assert re.search(r"constraints:oracle.*SR 1\.000 \[0\.34-1\.00\]", text, re.S)
     assert "CSR 1.000" in text and "WebArena-Verified" in text
@@ -124,15 +131,23 @@ def _miniwob_reply(request) -> str:
     return f"No such button. {ACTION_PHRASE} ```stop []```"
 
 
-@pytest.mark.skipif(pytest.importorskip("miniwob") is None, reason="needs the miniwob extra")
-def test_miniwob_run_summaries_and_compare(tmp_path):
-    root = tmp_path / "runs"
+@pytest.fixture(scope="module")
+def miniwob_runs(tmp_path_factory) -> tuple[Path, str]:
+    """Two MiniWoB++ runs of click-button by the scripted model (mw-a: seeds 0-1, mw-b:
+    seed 0) under one folder: (folder, end of mw-a's output)."""
+    pytest.importorskip("miniwob", reason="needs the miniwob extra")
+    root = tmp_path_factory.mktemp("miniwob") / "runs"
     with ScriptedLLMServer(default=_miniwob_reply) as server:
         for name, seeds in (("mw-b", "0"), ("mw-a", "0-1")):
             text = _invoke("run", "--suite", "miniwob", "--task-ids", "click-button",
                            "--seeds", seeds, "--agent", "llm", "--llm",
                            f"base_url={server.base_url},model=scripted", "--max-steps", "3",
                            "--timeout", "60", "--out", str(root / name))
+    return root, text
+
+
+def test_miniwob_run_summaries_and_compare(miniwob_runs, tmp_path):
+    root, text = miniwob_runs
     _fits(text)
     assert "scored 0" not in text and "SR -" not in text
     assert re.search(r"miniwob.*success 1\.000 \[0\.34-1\.00\]", text, re.S), text
@@ -170,14 +185,23 @@ def test_miniwob_run_summaries_and_compare(tmp_path):
     assert "miniwob/click-button/0" in compare and "1.000" in compare
 
 
-@pytest.mark.skipif(not (FIXTURES / "agent_logs").is_dir(), reason="shared fixtures absent")
-def test_imported_webarena_verified_run_summaries(tmp_path):
+@pytest.fixture(scope="module")
+def wav_run(tmp_path_factory) -> tuple[Path, str]:
+    """The shared WebArena-Verified agent logs imported and scored: (run, eval's output)."""
+    if not (FIXTURES / "agent_logs").is_dir():
+        pytest.skip("shared fixtures absent")
+    tmp_path = tmp_path_factory.mktemp("wav")
     urls = tmp_path / "urls.json"
     urls.write_text('{"shopping_admin": "http://192.168.1.35:7780"}')
     run = tmp_path / "runs" / "wav"
     _invoke("import", "webarena-verified", "--dataset", str(FIXTURES / "webarena-verified.json"),
             "--logs", str(FIXTURES / "agent_logs"), "--site-urls", str(urls), "--out", str(run))
-    text = _invoke("eval", "--run", str(run))
+    return run, _invoke("eval", "--run", str(run))
+
+
+def test_imported_webarena_verified_run_summaries(wav_run):
+    run, text = wav_run
+    tmp_path = run.parent.parent
     _fits(text)
     assert "model calls: {" not in text
     expected = [orjson.loads((FIXTURES / "agent_logs" / t / "eval_result.json").read_bytes())
@@ -255,3 +279,81 @@ def _column(text: str, i: int) -> str:
     """The text of a table's i-th column, its wrapped pieces joined."""
     return "".join(ln.split("│")[i + 1].strip() for ln in text.splitlines()
                    if ln.startswith("│"))
+
+
+@pytest.fixture(scope="module")
+def m2w_run(tmp_path_factory) -> Path:
+    """The real SeeAct Mind2Web step imported and scored by the `mind2web` evaluator."""
+    data = FIXTURES.parent / "mind2web" / "seeact_step.jsonl"
+    if not data.is_file():
+        pytest.skip("shared fixtures absent")
+    run = tmp_path_factory.mktemp("m2w") / "runs" / "m2w"
+    _invoke("import", "mind2web", str(data), "--out", str(run))
+    _invoke("eval", "--run", str(run))
+    return run
+
+
+def _fits_window(page, width: int) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
+
+
+def test_viewer_click_through_in_chromium(booking_run, miniwob_runs, wav_run, m2w_run):
+    """The same three runs and an imported Mind2Web run in the viewer, clicked through in
+    Chromium at 1280 and 800 px: each run's headline numbers on the runs, run and
+    trajectory pages, and two MiniWoB++ runs compared with numbers in every table; no page
+    wider than the window."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from webtraj.browser.chromium import launch_chromium
+    from webtraj.view.server import Viewer
+
+    runs = (  # run, its headline on the runs page, run-page metric and value, evaluator
+        ("booking", "constraints:oracle: SR 1.00", "sr", "SR 1.000", "constraints:oracle"),
+        ("mw-a", "miniwob: success 1.00", "success", "success 1.000", "miniwob"),
+        ("wav", "WebArena-Verified: pass 0.50", "pass", "pass 0.500", "AgentResponseEvaluator"),
+        ("m2w", "mind2web: element acc 1.00 (n=1) · op F1 1.00 (n=1) · step SR 1.00 (n=1) · "
+         "task SR 1.00", "element_acc", "element acc 1.000", "mind2web"))
+    sources = [booking_run[0].parent, miniwob_runs[0], wav_run[0].parent, m2w_run.parent]
+    expect.set_options(timeout=30_000)  # a loaded machine is slow, never wrong
+    with Viewer(sources) as v, sync_playwright() as pw:
+        home = v.url.rstrip("/") + "/"
+        browser = launch_chromium(pw)
+        try:
+            for width in (1280, 800):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                for name, headline, metric, value, evaluator in runs:
+                    page.goto(home)
+                    row = page.locator("#runs tr", has=page.get_by_role(
+                        "link", name=name, exact=True))
+                    expect(row.locator(".headline")).to_contain_text(headline)
+                    _fits_window(page, width)
+                    row.locator("a.run-link").click()
+                    cell = page.locator(f'#metrics td[data-metric="{metric}"]').first
+                    expect(cell).to_contain_text(value)
+                    expect(cell.locator(".n")).to_have_text(re.compile(r"n=[1-9]"))
+                    _fits_window(page, width)
+                    page.locator('a[href^="/trajectory"]').first.click()
+                    scores = page.locator("#scores")
+                    expect(scores).to_contain_text(evaluator)
+                    expect(scores.locator("td.num").first).to_have_text(
+                        re.compile(r"^[01]\.\d+$"))
+                    assert page.evaluate("window.scrollY") == 0
+                    _fits_window(page, width)
+                page.goto(home)
+                page.get_by_label("compare mw-a", exact=True).check()
+                page.get_by_label("compare mw-b", exact=True).check()
+                page.locator("#compare-btn").click()
+                expect(page.locator("#compare-metrics")).to_contain_text(
+                    "miniwob: success 1.00")
+                expect(page.locator("#compare-metrics td.headline")).to_contain_text(
+                    ["miniwob: success 1.00 [0.34-1.00] (n=2)",
+                     "miniwob: success 1.00 [0.21-1.00] (n=1)"])
+                cells = page.locator("#per-task td.num")
+                # click-button seed 0 in both runs, seed 1 only in mw-a (shown without number)
+                expect(cells).to_have_text(["1.000", "1.000", "1.000", re.compile(r"^[^0-9]*$")])
+                expect(page.locator("#tallies")).to_contain_text("mw-b")
+                _fits_window(page, width)
+                page.close()
+        finally:
+            browser.close()
+            expect.set_options(timeout=5_000)

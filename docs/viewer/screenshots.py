@@ -1,6 +1,9 @@
 """Rebuild the screenshots in docs/viewer: real runs of the sandbox suite (the replay agent,
 the heuristic agent, and the llm agent against the scripted model server), scored by the
-oracle and the rule judge, the replay run curated; then each page in headless Chromium.
+oracle and the rule judge, the replay run curated; a MiniWoB++ run (the llm agent against
+the scripted model server, when the miniwob extra is installed) and an imported Mind2Web
+run of synthetic tasks scored by the `mind2web` evaluator, so the runs page shows each
+family's metrics; then each page in headless Chromium.
 
     PYTHONPATH=src .venv/bin/python docs/viewer/screenshots.py [--out docs/viewer]
 """
@@ -9,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
+import re
 import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
@@ -34,6 +39,41 @@ def _reply(request) -> ScriptedReply:
                              prompt_tokens=3120, completion_tokens=41)
     return ScriptedReply(content=f"I cannot do more here. {ACTION_PHRASE} ```stop []```",
                          prompt_tokens=3380, completion_tokens=12)
+
+
+def _miniwob_reply(request) -> str:
+    """Click the button the instruction names, then stop."""
+    text = request.last_user
+    if "PREVIOUS ACTIONS:\nNone" not in text:
+        return f"Clicked it. {ACTION_PHRASE} ```stop []```"
+    word = re.search(r'"([^"]*)"', re.search(r"^TASK: (.*)$", text, re.M).group(1)).group(1)
+    for line in text.splitlines():
+        m = re.match(r"\s*\[(\d+)\] \[button\] \[([^\]]*)\]", line)
+        if m and m.group(2) == word:
+            return f"The button is {word}. {ACTION_PHRASE} ```click [{m.group(1)}]```"
+    return f"No such button. {ACTION_PHRASE} ```stop []```"
+
+
+def build_other_suites(root: Path) -> None:
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+    from webtraj.formats.mind2web.synthetic import synthetic_tasks, write_raw_json
+
+    def cli(*args: str) -> None:
+        res = CliRunner().invoke(app, list(args))
+        if res.exit_code:
+            raise SystemExit(res.output)
+
+    if importlib.util.find_spec("miniwob") is not None:
+        with ScriptedLLMServer(default=_miniwob_reply) as server:
+            cli("run", "--suite", "miniwob", "--task-ids", "click-button", "--seeds", "0-2",
+                "--agent", "llm", "--llm", f"base_url={server.base_url},model=scripted",
+                "--max-steps", "3", "--out", str(root / "miniwob"))
+    data = root.parent / "m2w-data"
+    write_raw_json(data, list(synthetic_tasks(5, seed=3, mean_elements=60)))
+    cli("import", "mind2web", str(data), "--out", str(root / "mind2web"))
+    cli("eval", "--run", str(root / "mind2web"))
 
 
 def build(root: Path) -> None:
@@ -99,6 +139,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "runs"
         build(root)
+        build_other_suites(root)
         with Viewer([root]) as v:
             asyncio.run(shoot(v.url, args.out, root))
     print(f"wrote screenshots to {args.out}")

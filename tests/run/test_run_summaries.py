@@ -353,6 +353,12 @@ def test_viewer_click_through_in_chromium(booking_run, miniwob_runs, wav_run, m2
                 expect(cells).to_have_text(["1.000", "1.000", "1.000", re.compile(r"^[^0-9]*$")])
                 expect(page.locator("#tallies")).to_contain_text("mw-b")
                 _fits_window(page, width)
+                page.locator("a.task-compare").first.click()
+                # each run's column names the evaluator its number comes from (not "CSR")
+                header = page.locator("#aligned tr").first
+                expect(header).to_contain_text("miniwob 1.000")
+                expect(header).not_to_contain_text("CSR")
+                _fits_window(page, width)
                 page.close()
         finally:
             browser.close()

@@ -254,12 +254,12 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         aligned, first = [], None
         if task:
             trajs: list[Trajectory | None] = []
-            for ref, name, outcomes in zip(refs, names, per_run, strict=True):
+            for ref, name, outcomes, ev in zip(refs, names, per_run, evs, strict=True):
                 try:
                     tid = _first_of_task(ref, task)
                 except DAMAGE:
                     tid = None
-                col = Column(run_key=ref.key, run_name=name, trajectory_id=tid,
+                col = Column(run_key=ref.key, run_name=name, trajectory_id=tid, evaluator=ev,
                              csr=outcomes.get(task, (None, 0))[0])
                 traj = None
                 if tid is not None:

@@ -17,6 +17,8 @@ class Column(BaseModel):
     run_key: str
     run_name: str
     trajectory_id: str | None
+    # The run's headline evaluator and its mean score on the task (CSR for constraints).
+    evaluator: str | None = None
     csr: float | None = None
     problem: str | None = None
 

@@ -53,6 +53,8 @@ class Family(FrozenModel):
     order: int = 50
     # The instance listed first when a run has several (the oracle among constraint judges).
     preferred: str | None = None
+    # What one score's value is (and its per-step values), as pages label it.
+    value_label: str = "score"
 
 
 SR = Metric(key="sr", label="SR", source="success",

@@ -143,7 +143,8 @@ def factory(options: dict[str, Any], env: EvalEnv) -> MiniWoBEvaluator:
     return MiniWoBEvaluator(MiniWoBOptions.model_validate({"evaluator": NAME, **options}))
 
 
-FAMILY = declare(Family(name="miniwob", label="MiniWoB++", evaluators=(NAME,), order=20, metrics=(
+FAMILY = declare(Family(name="miniwob", label="MiniWoB++", evaluators=(NAME,), order=20,
+                        value_label="success", metrics=(
     Metric(key="success", label="success", source="success",
            help="share of scored episodes with a raw reward > 0"),
     Metric(key="reward", label="reward", source="detail", detail="reward",

@@ -62,6 +62,13 @@ class TrajectoryView(BaseModel):
     final_checks: list[StepCheck]
     curation: list[CurationDecision]
 
+    @property
+    def headline_label(self) -> str:
+        """What the headline evaluator's value is called (CSR, success, pass, ...)."""
+        from webtraj.evaluate.metrics import family_of
+
+        return family_of(self.csr_evaluator).value_label if self.csr_evaluator else "score"
+
 
 def png_size(files: TrajectoryFiles, name: str) -> tuple[int, int] | None:
     """Width and height from a PNG header (no image library needed)."""

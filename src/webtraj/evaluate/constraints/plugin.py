@@ -5,7 +5,7 @@ from webtraj.evaluate.metrics import SR, Family, Metric, declare
 from webtraj.evaluate.registry import registry
 
 FAMILY = declare(Family(name="constraints", label="constraints", evaluators=("constraints",),
-                        order=10, preferred="constraints:oracle", metrics=(
+                        order=10, preferred="constraints:oracle", value_label="CSR", metrics=(
     SR, Metric(key="csr", label="CSR", source="mean",
                help="constraint satisfaction rate: mean share of constraints met"))))
 

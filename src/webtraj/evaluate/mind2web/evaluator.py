@@ -42,6 +42,26 @@ class Mind2WebOptions(BaseModel):
     top_k: int = TOP_K
 
 
+class Mind2WebStepDetail(FrozenModel):
+    """One step's result as kept with the task's score (the task's ids, website and domain
+    are the trajectory's, not repeated per step)."""
+
+    action_uid: str
+    element_correct: int
+    op_f1: float
+    step_success: int
+    ref_action: str
+    pred_action: str | None = None
+    pred_element: str | None = None
+    # Positives within the recall cap (empty: the step cannot be solved) and the best rank.
+    acceptable: tuple[str, ...]
+    best_rank: int | None = None
+
+    @classmethod
+    def of(cls, r: Mind2WebStepScore) -> Mind2WebStepDetail:
+        return cls.model_validate(r.model_dump(include=set(cls.model_fields)))
+
+
 class Mind2WebTaskScore(FrozenModel):
     """A task's step metrics: means over its steps (the reference's per-task values)."""
 
@@ -52,7 +72,7 @@ class Mind2WebTaskScore(FrozenModel):
     steps: int
     predicted_steps: int
     extra_steps: int
-    step_scores: tuple[Mind2WebStepScore, ...]
+    step_scores: tuple[Mind2WebStepDetail, ...]
 
 
 def _predictions(trajectory: Trajectory) -> list[tuple[str | None, str | None, str]]:
@@ -111,7 +131,8 @@ class Mind2WebEvaluator(SyncEvaluator):
             step_sr=np_mean([r.step_success for r in results]),
             task_success=success, steps=len(results),
             predicted_steps=min(len(preds), len(gold)),
-            extra_steps=max(0, len(preds) - len(gold)), step_scores=tuple(results))
+            extra_steps=max(0, len(preds) - len(gold)),
+            step_scores=tuple(Mind2WebStepDetail.of(r) for r in results))
         return [Score(evaluator=NAME, value=float(success),
                       details=details.model_dump(mode="json"))]
 
@@ -120,7 +141,8 @@ def factory(options: dict[str, Any], env: EvalEnv) -> Mind2WebEvaluator:
     return Mind2WebEvaluator(Mind2WebOptions.model_validate({"evaluator": NAME, **options}))
 
 
-FAMILY = declare(Family(name="mind2web", label="Mind2Web", evaluators=(NAME,), order=35, metrics=(
+FAMILY = declare(Family(name="mind2web", label="Mind2Web", evaluators=(NAME,), order=35,
+                        value_label="task success", metrics=(
     Metric(key="element_acc", label="element acc", source="detail", detail="element_acc",
            help="mean over tasks of the share of steps whose element is a positive "
                 "(within the recall cap)"),

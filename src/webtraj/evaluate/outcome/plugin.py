@@ -5,7 +5,8 @@ from webtraj.evaluate.outcome import webjudge, webvoyager
 from webtraj.evaluate.registry import registry
 
 FAMILY = declare(Family(name="outcome", label="outcome judge",
-                        evaluators=("webvoyager", "webjudge"), order=40, metrics=(
+                        evaluators=("webvoyager", "webjudge"), order=40,
+                        value_label="success", metrics=(
     Metric(key="success", label="success", source="success",
            help="share of scored episodes the judge called a success"),)))
 

@@ -118,7 +118,7 @@ def _task_type(task: Any, config: dict[str, Any]) -> str:
 
 
 FAMILY = declare(Family(
-    name="webarena-verified", label="WebArena-Verified", grouped=True, order=30,
+    name="webarena-verified", label="WebArena-Verified", grouped=True, order=30, value_label="pass",
     evaluators=("AgentResponseEvaluator", "NetworkEventEvaluator"), metrics=(
         Metric(key="pass", label="pass", source="all_pass",
                help="share of episodes where every check of the task passed"),

@@ -331,6 +331,10 @@ def test_viewer_click_through_in_chromium(booking_run, miniwob_runs, wav_run, m2
                     cell = page.locator(f'#metrics td[data-metric="{metric}"]').first
                     expect(cell).to_contain_text(value)
                     expect(cell.locator(".n")).to_have_text(re.compile(r"n=[1-9]"))
+                    # per-trajectory column named by the headline family's value
+                    word = {"booking": "CSR", "mw-a": "success", "wav": "pass",
+                            "m2w": "task success"}[name]
+                    expect(page.locator("#trajectories th").nth(4)).to_have_text(word)
                     _fits_window(page, width)
                     page.locator('a[href^="/trajectory"]').first.click()
                     scores = page.locator("#scores")

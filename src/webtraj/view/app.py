@@ -20,6 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from webtraj.evaluate.metrics import family_of
 from webtraj.model.errors import InputError
 from webtraj.model.ordering import difficulty_key, group_key, natural_key
 from webtraj.model.trajectory import Trajectory
@@ -118,7 +119,10 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         except DAMAGE as exc:
             return _damaged(ref, exc)
         cells = sorted(st.cells, key=lambda c: group_key(c.group))
+        # What the headline evaluator's value is called (CSR, success, pass, ...).
+        value_label = family_of(ev).value_label if ev else "score"
         ctx = dict(ref=ref, info=info, empty=False, ev=ev, evaluators=st.evaluators,
+                   value_label=value_label,
                    total_cell=st.total, cells=cells, constraints=st.constraints,
                    plot=step_plot(st.curve), curve=st.curve, agreement=st.agreement,
                    constraint_agreement=st.constraint_agreement, rows=rows,

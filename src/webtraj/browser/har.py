@@ -31,6 +31,7 @@ import os
 import re
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -89,27 +90,15 @@ class RequestBodies:
         self.count += body is not None
 
     def fill(self, path: Path) -> int:
-        """Write the recorded bodies into the HAR at `path` (entries are matched in order per
-        method and URL); returns how many entries got a body."""
-        if not self.count or not path.exists():
+        """Write the recorded bodies into the HAR at `path` as `request.postData`; returns how
+        many entries got one."""
+        if not self.count:
             return 0
-        log = json.loads(path.read_bytes())
-        queues = {k: deque(v) for k, v in self._bodies.items()}
-        filled = 0
-        for entry in log.get("log", {}).get("entries", ()):
-            req = entry.get("request") if isinstance(entry, dict) else None
-            if not isinstance(req, dict):
-                continue
-            queue = queues.get((req.get("method"), req.get("url")))
-            body = queue.popleft() if queue else None
-            if body is not None:
-                req["postData"] = body
-                filled += 1
-        if filled:
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(log, indent=1))
-            os.replace(tmp, path)
-        return filled
+
+        def put(entry: dict[str, Any], body: dict[str, Any]) -> bool:
+            entry["request"]["postData"] = body
+            return True
+        return _fill_har(path, self._bodies, put)
 
 
 _TOO_BIG = "response body over {limit} bytes: not recorded"
@@ -170,28 +159,40 @@ class ResponseBodies:
                 await asyncio.wait(set(self._pending), timeout=timeout_s)
 
     def fill(self, path: Path) -> int:
-        """Write the kept bodies into the HAR at `path` as `response.content` (entries matched
-        in order per method and URL); returns how many entries got one."""
-        if not self._bodies or not path.exists():
-            return 0
-        log = json.loads(path.read_bytes())
-        queues = {k: deque(v) for k, v in self._bodies.items()}
-        filled = 0
-        for entry in log.get("log", {}).get("entries", ()):
-            req = entry.get("request") if isinstance(entry, dict) else None
-            resp = entry.get("response") if isinstance(entry, dict) else None
-            if not isinstance(req, dict) or not isinstance(resp, dict):
-                continue
-            queue = queues.get((req.get("method"), req.get("url")))
-            body = queue.popleft() if queue else None
-            if body:
-                resp["content"] = {**(resp.get("content") or {}), **body}
-                filled += 1
-        if filled:
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(json.dumps(log, indent=1))
-            os.replace(tmp, path)
-        return filled
+        """Write the kept bodies into the HAR at `path` as `response.content`; returns how
+        many entries got one."""
+        def put(entry: dict[str, Any], body: dict[str, Any]) -> bool:
+            response = entry.get("response")
+            if not isinstance(response, dict):
+                return False
+            response["content"] = {**(response.get("content") or {}), **body}
+            return True
+        return _fill_har(path, self._bodies, put)
+
+
+def _fill_har(path: Path, bodies: Mapping[tuple[str, str], Iterable[dict[str, Any] | None]],
+              put: Callable[[dict[str, Any], dict[str, Any]], bool]) -> int:
+    """Hand each HAR entry at `path` the next recorded body of its (method, URL), in order,
+    through `put` (which says whether it kept it); rewrite the file atomically when any entry
+    got one. Returns that count."""
+    if not bodies or not path.exists():
+        return 0
+    log = json.loads(path.read_bytes())
+    queues = {k: deque(v) for k, v in bodies.items()}
+    filled = 0
+    for entry in log.get("log", {}).get("entries", ()):
+        req = entry.get("request") if isinstance(entry, dict) else None
+        if not isinstance(req, dict):
+            continue
+        queue = queues.get((req.get("method"), req.get("url")))
+        body = queue.popleft() if queue else None
+        if body and put(entry, body):
+            filled += 1
+    if filled:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(log, indent=1))
+        os.replace(tmp, path)
+    return filled
 
 
 class HarFallback:

@@ -327,7 +327,7 @@ def test_no_events_is_missing(wav, mk):
     assert v.assertions[0].name == "missing_navigation_event"
 
 
-# Known reference defects, reproduced on purpose (see README).
+# Known reference defects, reproduced on purpose (see docs/evaluating.md).
 def test_defect_lowercase_method_in_trace_fails(wav, mk):
     c = cfg("__SHOPPING__/s", http_method="POST")
     assert wav.status(c, [mk(SHOP + "/s", "post")]) == "failure"

@@ -1,4 +1,5 @@
-"""`webtraj curate`: turn a scored run into a fine-tuning dataset (seed 003 §2.2)."""
+"""`webtraj curate`: turn a scored run into a fine-tuning dataset (the constraint-based
+evaluation paper, §2.2)."""
 
 from __future__ import annotations
 

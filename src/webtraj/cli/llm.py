@@ -238,7 +238,7 @@ def serve_local(
 ) -> None:
     """Serve a local Hugging Face model on an OpenAI-compatible /v1/chat/completions
     endpoint (transformers generation, greedy unless temperature > 0), for the llm and
-    mindact agents and the judges. For large models use vLLM (see README).
+    mindact agents and the judges. For large models use vLLM (see docs/training.md).
 
     Example: webtraj llm serve-local --model Qwen/Qwen2.5-7B-Instruct --adapter q7/adapter
     """

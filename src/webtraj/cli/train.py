@@ -1,4 +1,6 @@
-"""`webtraj train`: LoRA fine-tuning on curated chat data (seed 003's recipe as defaults)."""
+"""`webtraj train`: LoRA fine-tuning on curated chat data, with the recipe of the constraint-based
+evaluation paper (Logeswaran et al., "Scaling Web Agent Training through Automatic Data
+Generation and Fine-grained Evaluation", §2.3) as defaults."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ from rich.table import Table
 
 from webtraj.cli.common import console, err_console, fail
 
+# Where a default comes from: the paper whose recipe the defaults follow.
+PAPER = "the constraint-based evaluation paper, §2.3"
+
 
 def train(
     data: Path = typer.Option(..., "--data", help="Folder with train.jsonl [and "
@@ -19,13 +24,13 @@ def train(
     base: str = typer.Option(..., "--base", help="Base model: a Hugging Face folder or id."),
     out: Path = typer.Option(..., "--out", help="Output folder (checkpoints, adapter, "
                              "merged, train_result.json)."),
-    epochs: float = typer.Option(3.0, "--epochs", min=0.01, help="Epochs (seed 003: silent)."),
-    lr: float = typer.Option(1e-4, "--lr", min=0, help="Learning rate (seed 003: 1e-4)."),
+    epochs: float = typer.Option(3.0, "--epochs", min=0.01, help=f"Epochs ({PAPER}: not given)."),
+    lr: float = typer.Option(1e-4, "--lr", min=0, help=f"Learning rate ({PAPER}: 1e-4)."),
     batch_size: int = typer.Option(16, "--batch-size", min=1,
-                                   help="Effective batch over all devices (seed 003: 16)."),
+                                   help=f"Effective batch over all devices ({PAPER}: 16)."),
     tokens_per_batch: int | None = typer.Option(
         None, "--tokens-per-batch", min=16, help="Token budget of a micro-batch (default: "
-        "from the GPU's memory, see the README; 8192 on CPU). Each optimizer step still "
+        "from the GPU's memory, see docs/training.md; 8192 on CPU). Each optimizer step still "
         "takes --batch-size records."),
     batching: str = typer.Option("tokens", "--batching", help="tokens (micro-batches up to "
                                  "--tokens-per-batch) | records (--per-device-batch records "
@@ -42,15 +47,15 @@ def train(
                                          "--batching records (and per evaluation batch)."),
     max_length: int = typer.Option(8192, "--max-length", min=16, help="Longest record in "
                                    "tokens; longer ones are left out and reported."),
-    lora_r: int = typer.Option(16, "--lora-r", min=1, help="LoRA rank (seed 003: silent)."),
+    lora_r: int = typer.Option(16, "--lora-r", min=1, help=f"LoRA rank ({PAPER}: not given)."),
     lora_alpha: int = typer.Option(32, "--lora-alpha", min=1),
     lora_dropout: float = typer.Option(0.05, "--lora-dropout", min=0, max=0.99),
     targets: str = typer.Option("q_proj,v_proj", "--targets", help="Comma-separated module "
-                                "names for LoRA, or all-linear (seed 003: q_proj,v_proj)."),
+                                f"names for LoRA, or all-linear ({PAPER}: q_proj,v_proj)."),
     modules_to_save: str = typer.Option("", "--modules-to-save", help="Comma-separated "
                                         "modules trained in full (e.g. lm_head)."),
     scheduler: str = typer.Option("cosine", "--scheduler", help="cosine | linear | constant "
-                                  "| constant_with_warmup (seed 003: cosine)."),
+                                  f"| constant_with_warmup ({PAPER}: cosine)."),
     warmup: float = typer.Option(0.03, "--warmup", min=0, max=0.99,
                                  help="Warm-up share of the steps."),
     seed: int = typer.Option(0, "--seed", help="Seed of initialisation and data order."),
@@ -75,7 +80,7 @@ def train(
     """Fine-tune a base model with LoRA on curated data (TRL SFTTrainer + PEFT): loss on the
     answers only, validation loss per epoch, a checkpoint per epoch (re-running resumes).
     Multi-GPU: `accelerate launch --num_processes N -m webtraj.cli.app train ...` (the
-    effective batch stays --batch-size records; see the README for multi-node and FSDP).
+    effective batch stays --batch-size records; see docs/training.md for multi-node and FSDP).
 
     Example: webtraj train --data data/heur --base Qwen/Qwen2.5-7B-Instruct --out students/q7
     """
@@ -171,7 +176,8 @@ def distill(
                                   "examples/distill.yaml."),
     out: Path | None = typer.Option(None, "--out", help="Override the recipe's out folder."),
     data: str | None = typer.Option(None, "--data", help="Override the data choice: "
-                                    "success | all | partial (seed 003 Table 2 rows)."),
+                                    "success | all | partial (the rows of Table 2 of the "
+                                    "constraint-based evaluation paper)."),
 ) -> None:
     """Teacher rollouts -> evaluate -> curate -> train -> student rollouts on the same tasks
     -> teacher vs student SR and CSR per site and difficulty, with data statistics.
@@ -251,7 +257,7 @@ def export_sft(
                                        help="Share of tasks in validation."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
 ) -> None:
-    """Write MindAct's multiple-choice action prediction data (seed 004) in chat form, for
+    """Write MindAct's multiple-choice action prediction data (the Mind2Web paper) in chat form, for
     `webtraj train`; the trained model then serves `webtraj mind2web predict` through
     `webtraj llm serve-local`.
 

@@ -5,7 +5,7 @@ micro and macro averages, per website and per domain, error-count ratio and reca
 Means use numpy's pairwise summation order (re-implemented in `np_mean`), so values equal the
 reference's `np.mean` results bit for bit, not only approximately.
 
-Deliberate differences from the reference (see the README section):
+Deliberate differences from the reference (see docs/mind2web.md):
 - every step counts in the macro metrics; the reference drops empty-positive steps that come
   after the last step with a positive (`drop_trailing_unranked=True` reproduces that);
 - a candidate with no known rank is never cut by the recall cap (the reference needs ranks);

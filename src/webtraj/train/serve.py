@@ -5,7 +5,7 @@ judges (`--llm base_url=http://127.0.0.1:PORT/v1,model=NAME`).
     with LocalServer(LocalModel("base", adapter="out/adapter"), name="student") as srv:
         ... srv.base_url ...
 
-For real models on GPUs, vLLM serves the same API (see README, "Training a student")."""
+For real models on GPUs, vLLM serves the same API (see docs/training.md)."""
 
 from __future__ import annotations
 

@@ -11,4 +11,5 @@ FAMILY = declare(Family(name="constraints", label="constraints", evaluators=("co
 
 if "constraints" not in registry:
     registry.register("constraints", factory, options=ConstraintsOptions,
-                      help="CSR/SR with a rule, llm, vlm or oracle judge (seed 003)")
+                      help="CSR/SR with a rule, llm, vlm or oracle judge (the constraint-based "
+                           "evaluation paper)")

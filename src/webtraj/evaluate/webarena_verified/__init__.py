@@ -1,7 +1,7 @@
 """WebArena-Verified evaluation: NetworkEventEvaluator and AgentResponseEvaluator.
 
 Semantics follow the reference implementation (ServiceNow/webarena-verified v1.2.3); see
-REFERENCE.md §3 and the README section "WebArena-Verified evaluation" for where webtraj
+docs/evaluating.md ("WebArena-Verified evaluation") for where webtraj
 deliberately differs.
 """
 

@@ -14,6 +14,7 @@ import pytest
 
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
+from webtraj.browser.har import har_from_journal, har_journal
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.registry import create
 from webtraj.model import Action, ActionKind, Task, Trajectory
@@ -46,9 +47,28 @@ BOOKED = f"""<!doctype html><title>Booked</title><h1>Booked</h1>
 </form>"""
 
 
+SLOW_PAGE = """<!doctype html><title>Slow</title><p id=out>waiting</p>
+<script>fetch('/api/fast').then(r => r.text()).then(() => fetch('/api/slow'))
+  .then(r => { document.title = 'Headers'; return r.text(); })</script>"""
+SLOW_SENT = threading.Event()  # /api/slow sent its headers and half its body
+SLOW_RELEASE = threading.Event()  # the test is done with it: the server thread may end
+
+
 class _Hotel(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
+
+    def _slow(self) -> None:
+        """Headers and half a JSON body, then the rest only when the test releases it (the
+        page has navigated away by then, so the browser never has the whole body)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "32")
+        self.end_headers()
+        self.wfile.write(b'{"status": "ok", ')
+        self.wfile.flush()
+        SLOW_SENT.set()
+        SLOW_RELEASE.wait(120)
 
     def _send(self, html: str, ctype: str = "text/html") -> None:
         data = html.encode()
@@ -59,7 +79,14 @@ class _Hotel(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:  # noqa: N802
-        self._send(START)
+        if self.path == "/slow":
+            self._send(SLOW_PAGE)
+        elif self.path == "/api/slow":
+            self._slow()
+        elif self.path == "/api/fast":
+            self._send('{"status": "ok"}', "application/json")
+        else:
+            self._send(START)
 
     def do_POST(self) -> None:  # noqa: N802
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -76,6 +103,7 @@ def hotel():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hotel)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
+    SLOW_RELEASE.set()
     server.shutdown()
 
 
@@ -172,3 +200,65 @@ async def test_har_keeps_the_response_bodies_asked_for_up_to_the_bound(browser, 
     assert content["/api/confirm"]["text"] == ""
     assert "over 16 bytes" in content["/api/confirm"]["comment"]
     assert not content["/book"].get("text") and not content["/review"].get("text")
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_wanted_body_the_browser_could_not_read_leaves_the_check_unscored(
+        browser, hotel, tmp_path):
+    """The page fetches /api/slow, whose body never completes, and navigates away once the
+    headers are in: the HAR entry says its wanted body was not recorded and why, and the
+    check on that body is unscored with the reason (never 0 from an empty body). The crash
+    fallback HAR built from the episode's journal keeps the wanted bodies it could read."""
+    har = tmp_path / "episode" / "network.har"
+    har.parent.mkdir()
+    wanted = (re.escape(hotel) + "/api/.*",)
+    async with BrowserEnv(browser, EnvConfig(har_path=har, response_body_urls=wanted)) as env:
+        obs = await env.reset(hotel + "/slow")
+        while obs.title != "Headers":  # the fetch has its headers: the response event fired
+            obs = await env.observe_settled()
+        assert SLOW_SENT.is_set()
+        obs = (await env.step(Action(kind=ActionKind.GOTO, value=hotel + "/"))).observation
+        assert obs.title == "Book", obs
+        obs = (await env.step(Action(kind=ActionKind.CLICK,
+                                     element_id=_button(obs.axtree, "Book")))).observation
+        await env.step(Action(kind=ActionKind.CLICK, element_id=_button(obs.axtree, "Note")))
+        await env.observe_settled()
+    assert env.result is not None and env.result.error is None, env.result
+    SLOW_RELEASE.set()
+
+    entries = orjson.loads(har.read_bytes())["log"]["entries"]
+    [slow] = [e for e in entries if e["request"]["url"] == hotel + "/api/slow"]
+    content = slow["response"]["content"]
+    assert content["_bodyNotRecorded"].startswith("the browser could not read it"), content
+    assert "not recorded" in content["comment"]
+    [note] = [e for e in entries if e["request"]["url"] == hotel + "/api/note"]
+    assert note["response"]["content"]["text"] == "saved /api/note"
+
+    task = Task(task_id="slow", intent="Read the status", start_url=hotel, site="hotel",
+                metadata={"task_type": "RETRIEVE"})
+    traj = Trajectory(trajectory_id="slow", task=task, agent="scripted",
+                      network_trace="network.har")
+    env_ = EvalEnv(site_urls={"hotel": hotel})
+    check = {"evaluator": "NetworkEventEvaluator",
+             "expected": {"url": "__HOTEL__/api/slow", "http_method": "GET",
+                          "response_content": {"status": "ok"}}}
+    [score] = await create(check, env_).evaluate(traj, har.parent)
+    assert score.value is None
+    assert f"response body of {hotel}/api/slow was not recorded: the browser could not " \
+        "read it" in (score.reason or ""), score
+    # A body that was recorded is still scored as before.
+    fast_check = {"evaluator": "NetworkEventEvaluator",
+                  "expected": {"url": "__HOTEL__/api/fast", "http_method": "GET",
+                               "response_content": {"status": "ok"}}}
+    [ok] = await create(fast_check, env_).evaluate(traj, har.parent)
+    assert (ok.value, ok.reason) == (1.0, None), ok
+
+    # The crash fallback (the HAR rebuilt from the journal) keeps the wanted body it read.
+    rebuilt = tmp_path / "rebuilt.har"
+    assert har_from_journal(har_journal(har), rebuilt)
+    kept = {e["request"]["url"].removeprefix(hotel): e["response"]["content"]
+            for e in orjson.loads(rebuilt.read_bytes())["log"]["entries"]}
+    assert kept["/api/note"]["text"] == "saved /api/note"
+    assert kept["/api/fast"]["text"] == '{"status": "ok"}'
+    assert kept["/api/slow"]["_bodyNotRecorded"].startswith("the request failed"), kept
+    assert "text" not in kept["/book"]

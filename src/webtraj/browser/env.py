@@ -138,13 +138,14 @@ class BrowserEnv:
         await self.allowlist.install(self.context, watcher=self._monitor)
         self._monitor.attach(self.context)
         if cfg.har_path is not None:
-            self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)))
-            self._har_fallback.attach(self.context)
-            self._bodies = RequestBodies()
-            self._bodies.attach(self.context)
             self._responses = ResponseBodies(cfg.response_body_urls,
                                              cfg.max_response_body_bytes)
             self._responses.attach(self.context)
+            self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)),
+                                             responses=self._responses)
+            self._har_fallback.attach(self.context)
+            self._bodies = RequestBodies()
+            self._bodies.attach(self.context)
         self.tabs = TabManager(self.context, cfg.dialog_policy, prepare=self.allowlist.guard_page)
         allowlist = self.allowlist
         await PageShield(lambda url: allowlist.record(url, "webrtc", method="",

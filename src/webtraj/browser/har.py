@@ -40,6 +40,7 @@ from playwright.async_api import BrowserContext, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from webtraj import __version__
+from webtraj.formats.har import not_recorded
 from webtraj.formats.http_body import post_data
 from webtraj.model.jsonfile import read_journal
 from webtraj.model.redact import Redactor
@@ -101,7 +102,28 @@ class RequestBodies:
         return _fill_har(path, self._bodies, put)
 
 
-_TOO_BIG = "response body over {limit} bytes: not recorded"
+_TOO_BIG = "response body over {limit} bytes"
+async def response_content(response: Response, max_bytes: int) -> dict[str, Any]:
+    """The HAR `response.content` of a wanted response: its body (text, or base64), or why
+    it could not be kept. A redirect has no body, so nothing is missing: no text, no mark."""
+    mime = response.headers.get("content-type", "")
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        return not_recorded(mime, _TOO_BIG.format(limit=max_bytes), int(declared))
+    try:
+        body = await response.body()
+    except PlaywrightError as exc:
+        if 300 <= response.status < 400:
+            return {"mimeType": mime, "size": 0}
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return not_recorded(mime, f"the browser could not read it ({reason})")
+    if len(body) > max_bytes:
+        return not_recorded(mime, _TOO_BIG.format(limit=max_bytes), len(body))
+    try:
+        return {"mimeType": mime, "size": len(body), "text": body.decode()}
+    except UnicodeDecodeError:
+        return {"mimeType": mime, "size": len(body),
+                "text": base64.b64encode(body).decode(), "encoding": "base64"}
 
 
 class ResponseBodies:
@@ -132,25 +154,7 @@ class ResponseBodies:
         task.add_done_callback(self._pending.discard)
 
     async def _read(self, response: Response, slot: dict[str, Any]) -> None:
-        mime = response.headers.get("content-type", "")
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            slot.update(mimeType=mime, size=int(declared), text="",
-                        comment=_TOO_BIG.format(limit=self.max_bytes))
-            return
-        try:
-            body = await response.body()
-        except PlaywrightError:  # a redirect, or the page went away: no body to keep
-            return
-        if len(body) > self.max_bytes:
-            slot.update(mimeType=mime, size=len(body), text="",
-                        comment=_TOO_BIG.format(limit=self.max_bytes))
-            return
-        try:
-            slot.update(mimeType=mime, size=len(body), text=body.decode())
-        except UnicodeDecodeError:
-            slot.update(mimeType=mime, size=len(body), text=base64.b64encode(body).decode(),
-                        encoding="base64")
+        slot.update(await response_content(response, self.max_bytes))
 
     async def settle(self, timeout_s: float = 10.0) -> None:
         """Wait for the bodies still being read (before the context closes)."""
@@ -167,7 +171,10 @@ class ResponseBodies:
                 return False
             response["content"] = {**(response.get("content") or {}), **body}
             return True
-        return _fill_har(path, self._bodies, put)
+        # A body still being read when the context closed is not silently absent.
+        unread = not_recorded("", "still being read when the episode ended")
+        bodies = {k: [slot or unread for slot in v] for k, v in self._bodies.items()}
+        return _fill_har(path, bodies, put)
 
 
 def _fill_har(path: Path, bodies: Mapping[tuple[str, str], Iterable[dict[str, Any] | None]],
@@ -199,9 +206,12 @@ class HarFallback:
     """Entries kept in memory and, with a `journal`, appended to it as they finish, so a worker
     killed mid-episode still leaves the requests made so far (see `har_from_journal`)."""
 
-    def __init__(self, journal: Path | None = None) -> None:
+    def __init__(self, journal: Path | None = None,
+                 responses: ResponseBodies | None = None) -> None:
         self.entries: list[dict[str, Any]] = []
         self.journal = journal
+        # The response bodies the episode's evaluators read are kept here too (or marked).
+        self.responses = responses
         # The journal may outlive a killed run: it never holds a credential in clear.
         self._redactor = Redactor() if journal is not None else None
 
@@ -249,11 +259,17 @@ class HarFallback:
                 "headers": _pairs(response.headers),
                 "content": {"size": -1, "mimeType": response.headers.get("content-type", "")},
             })
+            if self.responses is not None and self.responses.wanted(request.url):
+                entry["response"]["content"] = await response_content(
+                    response, self.responses.max_bytes)
         self._add(entry)
 
     def _failed(self, request: Request) -> None:
         entry = self._entry(request)
         entry["response"]["_failureText"] = request.failure or "failed"
+        if self.responses is not None and self.responses.wanted(request.url):
+            entry["response"]["content"] = not_recorded(
+                "", f"the request failed ({request.failure or 'failed'})")
         self._add(entry)
 
     def write_if_missing(self, path: Path) -> bool:

@@ -127,6 +127,24 @@ def _check_body(body: Any, file: str | Path | None, record: int, field: str) -> 
                              field=f"{field}.{key}")
 
 
+NOT_RECORDED = "_bodyNotRecorded"
+"""The HAR `response.content` field that says why a response body an evaluator reads is
+absent (its value is the reason; `comment` says it too): a check on it cannot be decided."""
+
+
+def not_recorded(mime: str, reason: str, size: int = -1) -> dict[str, Any]:
+    """The `response.content` of a wanted response body that could not be kept."""
+    return {"mimeType": mime, "size": size, "text": "", NOT_RECORDED: reason,
+            "comment": f"response body not recorded: {reason}"}
+
+
+def body_not_recorded(entry: dict[str, Any]) -> str | None:
+    """Why the response body of a HAR entry was wanted but not recorded; None otherwise."""
+    content = (entry.get("response") or {}).get("content")
+    reason = content.get(NOT_RECORDED) if isinstance(content, dict) else None
+    return str(reason) if reason is not None else None
+
+
 T = TypeVar("T")
 _TRAILING = "unexpected content after document"
 _WS = b" \t\r\n"

@@ -18,9 +18,10 @@ from webtraj.evaluate.webarena_verified.config import NetworkEventConfig
 from webtraj.evaluate.webarena_verified.context import TaskContext
 from webtraj.evaluate.webarena_verified.events import NetworkEvent
 from webtraj.evaluate.webarena_verified.jsonpath import extract, is_path_key
-from webtraj.evaluate.webarena_verified.result import Assertion, Verdict
+from webtraj.evaluate.webarena_verified.result import Assertion, Status, Verdict
 from webtraj.evaluate.webarena_verified.schema import normalize, single
 from webtraj.evaluate.webarena_verified.urls import Url
+from webtraj.formats.har import body_not_recorded
 from webtraj.model.redact import REDACTED
 
 NAME = "NetworkEventEvaluator"
@@ -39,6 +40,7 @@ class NetworkEventEvaluator:
             matches = self._candidates(ctx)
             selected = matches[-1:] if cfg.last_event_only else matches
             actual_raw = [self._extract(ev) for ev in selected]
+            missing = [m for a in actual_raw if (m := a.pop("_missing", None))]
             expected = self._normalize(ctx, cfg.expected.model_dump(exclude_none=True), True)
             post_keys = _keys(expected.get("post_data"))
             content_keys = _keys(expected.get("response_content"))
@@ -46,7 +48,12 @@ class NetworkEventEvaluator:
                       for a in actual_raw] or None
             _not_redacted(actual, expected)
             assertions = self._compare(actual, expected)
-        except RedactedValue as exc:
+            # A body that was never recorded decides nothing: a match among the bodies that
+            # were kept still passes, anything else cannot be decided.
+            if missing and (cfg.should_not_exist
+                            or not all(a.status is Status.SUCCESS for a in assertions)):
+                raise BodyNotRecorded("; ".join(missing))
+        except (RedactedValue, BodyNotRecorded) as exc:
             return Verdict.failed(NAME, f"task {ctx.task_id}: {exc}", actual=_summary(selected))
         except Exception as exc:  # noqa: BLE001 - any failure is this evaluator's error
             return Verdict.failed(NAME, f"task {ctx.task_id}: {type(exc).__name__}: {exc}",
@@ -113,6 +120,9 @@ class NetworkEventEvaluator:
         if exp.post_data:
             raw["post_data"] = d.post_data
         if exp.response_content:
+            missing = body_not_recorded(ev.entry)
+            if missing is not None:
+                raw["_missing"] = f"response body of {ev.url} was not recorded: {missing}"
             raw["response_content"] = d.response_content
         if exp.response_cookies:
             got = {n: d.response_cookies[n] for n in exp.response_cookies
@@ -189,6 +199,11 @@ class NetworkEventEvaluator:
         msgs = [f"checked {len(actual)} event(s); none matched all expected fields"]
         msgs += [f"{a.name}: {m}" for a in details for m in a.messages]
         return [Assertion(name="missing_navigation_event", messages=tuple(msgs))]
+
+
+class BodyNotRecorded(ValueError):
+    """The recorder wanted a response body the config compares but could not read it (the
+    page went away first, the browser died, it was over the size bound): cannot decide."""
 
 
 class RedactedValue(ValueError):

@@ -66,10 +66,23 @@ class _Site(BaseHTTPRequestHandler):
 
 class _Gitlab(_Site):
     stars = 56  # the repo's count once starred (each episode starts from the same state)
+    # When set, the star response sends its headers and half its body, then waits for this
+    # event: the browser never has the whole body (a test navigates away meanwhile).
+    stall: threading.Event | None = None
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
         self.log_requests.append(("POST", self.path, ""))
+        stall = type(self).stall
+        if path == "/umano/AndroidSlidingUpPanel/toggle_star.json" and stall is not None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "19")
+            self.end_headers()
+            self.wfile.write(b'{"star_count": ')
+            self.wfile.flush()
+            stall.wait(120)
+            return
         if path == "/umano/AndroidSlidingUpPanel/toggle_star.json":
             self._send(200, b'{"star_count": %d}' % type(self).stars, ctype="application/json")
             return
@@ -198,6 +211,7 @@ class StandIn:
         gitlab = type("Gitlab", (_Gitlab,), {"pages": _GITLAB_PAGES,
                                            "log_requests": self.requests["gitlab"]})
         self.reddit_cls = reddit
+        self.gitlab_cls = gitlab
         self._servers = {"reddit": ThreadingHTTPServer(("127.0.0.1", 0), reddit),
                          "gitlab": ThreadingHTTPServer(("127.0.0.1", 0), gitlab)}
         self.urls = {k: f"http://127.0.0.1:{s.server_address[1]}"

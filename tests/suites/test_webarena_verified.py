@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -251,6 +252,43 @@ def test_round_trip_six_tasks(deployment, tmp_path):
     wrong = _round_trip(deployment, tmp_path, TASK_IDS)
     # the vote was never sent: no POST to /sv/124260.json
     assert "no network event matches" in " ".join(wrong["404"][1])
+
+
+def test_a_response_body_the_browser_never_had_leaves_the_check_unscored(deployment, tmp_path):
+    """527 reads the star response's body; the stand-in sends only half of it and the agent
+    goes on to another page: the check is unscored with the reason, not 0."""
+    standin, urls_file, accounts = deployment
+    release = threading.Event()
+    standin.gitlab_cls.stall = release
+    repo = "goto [{gitlab}/umano/AndroidSlidingUpPanel]"
+    agent = ScriptedAgent({"527": [repo, "click [{button 'Star'}]", repo, f"stop [{MUT}]"]},
+                          standin.urls)
+    config = _config(urls_file, accounts).model_copy(update={"task_ids": ("527",)})
+    try:
+        with execute_run(config, tmp_path / "run", agent=agent) as store:
+            [traj] = store.iter_trajectories()
+            scores = store.scores(traj.trajectory_id)
+    finally:
+        release.set()
+        standin.gitlab_cls.stall = None
+    assert traj.error is None, traj.error
+    [star] = [s for s in scores if "toggle_star" in s.evaluator]
+    assert star.value is None, star
+    assert "response body of " in (star.reason or "") and "toggle_star.json was not " \
+        "recorded: the browser could not read it" in (star.reason or ""), star
+    # The submission keeps the mark, so scoring it gives the same: unscored, with the reason.
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+
+    sub, lines = tmp_path / "submission", tmp_path / "eval.jsonl"
+    for args in (["export", "webarena-verified", str(tmp_path / "run"), "--out", str(sub)],
+                 ["eval", "webarena-verified", "--logs", str(sub), "--out", str(lines)]):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, (args, res.output)
+    [line] = [json.loads(x) for x in lines.read_text().splitlines()]
+    assert line["score"] is None, line
+    assert "toggle_star.json was not recorded" in json.dumps(line), line
 
 
 def test_stop_text_becomes_the_agent_response():

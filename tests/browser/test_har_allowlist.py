@@ -106,8 +106,11 @@ async def test_goto_outside_the_allowlist_is_blocked(make_env, site, other_site,
     har = tmp_path / "network.har"
     env = make_env(har_path=har)
     await env.reset(site.url("/form"))
+    # A URL whose host or port cannot be parsed (a model's garbage) is refused like any other
+    # URL outside the allowlist: the agent's failure, never an infrastructure error.
     for url in ("http://203.0.113.5/", other_site.url("/form"), "file:///etc/passwd",
-                "javascript:fetch('http://203.0.113.5/')"):
+                "javascript:fetch('http://203.0.113.5/')", "http://[364]/",
+                "http://127.0.0.1:99999/"):
         r = await env.step(parse_action(f"goto [{url}]"))
         assert r.error and r.error.startswith(f"goto blocked: {url}")
         assert r.observation.url == site.url("/form")
@@ -120,6 +123,7 @@ async def test_goto_outside_the_allowlist_is_blocked(make_env, site, other_site,
     assert reasons == [("http://203.0.113.5/", "goto"), (other_site.url("/form"), "goto"),
                        ("file:///etc/passwd", "goto"),
                        ("javascript:fetch('http://203.0.113.5/')", "goto"),
+                       ("http://[364]/", "goto"), ("http://127.0.0.1:99999/", "goto"),
                        (other_site.url("/other"), "origin")]
     assert sum(other_site.hits.values()) == 0  # nothing reached the other origin
 

@@ -46,13 +46,17 @@ class OriginAllowlist:
         self._guard: PageGuard | None = None
 
     def verdict(self, url: str) -> str | None:
-        """None when allowed, else the reason ("scheme" or "origin")."""
-        scheme = urlsplit(url).scheme.lower()
-        if scheme in _LOCAL_SCHEMES:
-            return None
-        if scheme not in _DEFAULT_PORTS:
-            return "scheme"
-        return None if normalize_origin(url) in self.origins else "origin"
+        """None when allowed, else the reason ("scheme", "origin", or "malformed" for a URL
+        whose host or port cannot be read, e.g. `http://[364]/` written by a model)."""
+        try:
+            scheme = urlsplit(url).scheme.lower()
+            if scheme in _LOCAL_SCHEMES:
+                return None
+            if scheme not in _DEFAULT_PORTS:
+                return "scheme"
+            return None if normalize_origin(url) in self.origins else "origin"
+        except ValueError:
+            return "malformed"
 
     def record(self, url: str, reason: str, *, method: str = "GET",
                resource_type: str = "") -> BlockedRequest:

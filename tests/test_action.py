@@ -41,7 +41,9 @@ def actions(draw) -> Action:
     if kind in (ActionKind.PRESS, ActionKind.GOTO):
         return Action(kind=kind, value=draw(non_blank))
     if kind is ActionKind.SCROLL:
-        return Action(kind=kind, value=draw(st.sampled_from(["up", "down"])))
+        at = draw(st.one_of(st.just({}), st.builds(lambda x, y: {"x": x, "y": y},
+                                                    coordinates, coordinates)))
+        return Action(kind=kind, value=draw(st.sampled_from(["up", "down"])), **at)
     if kind is ActionKind.TAB_FOCUS:
         return Action(kind=kind, tab_index=draw(st.integers(0, 50)))
     if kind is ActionKind.STOP:
@@ -103,6 +105,7 @@ def test_answer_round_trip(action, reasoning):
     ("type [7] [Paris] [press_enter_after=1]", Action(kind="type", element_id="7",
                                                       value="Paris")),
     ("scroll [direction=down]", Action(kind="scroll", value="down")),
+    ("scroll [up] [120] [40.5]", Action(kind="scroll", value="up", x=120, y=40.5)),
     ("stop [$279.49]", Action(kind="stop", value="$279.49")),
     ("stop", Action(kind="stop", value="")),
     # Models write brackets unescaped: balanced ones stay, unbalanced free text still reads.
@@ -144,6 +147,7 @@ def test_parse_examples(text, expected):
     ("mouse_click [-1] [3]", "viewport coordinate"),
     ("mouse_drag [1] [2] [3]", "mouse_drag [x1] [y1] [x2] [y2]"),
     ("mouse_move [nan] [1]", "finite"),
+    ("scroll [down] [3]", "scroll [up|down]"),
     ("keyboard_type []", "keyboard_type [text]"),
 ])
 def test_malformed_actions_quote_text_and_expectation(text, needle):
@@ -176,3 +180,16 @@ def test_invalid_action_models():
         Action(kind="click", element_id="1", value="x")
     with pytest.raises(ValueError, match="press_enter applies to type only"):
         Action(kind="click", element_id="1", press_enter=False)
+
+
+def test_a_scroll_at_a_point_is_a_coordinate_action():
+    from webtraj.model.action import ActionSet
+
+    at = parse_action("scroll [down] [150] [200]")
+    assert at.point == (150, 200) and parse_action("scroll [down]").point is None
+    assert not ActionSet.IDS.allows(at) and ActionSet.IDS.allows(parse_action("scroll [up]"))
+    assert ActionSet.COORDS.allows(at) and ActionSet.BOTH.allows(at)
+    assert "scroll [up|down] [x] [y]" in ActionSet.BOTH.describe()
+    assert "[x] [y]" not in ActionSet.IDS.describe().split("scroll")[1].splitlines()[0]
+    with pytest.raises(ValueError, match="scroll needs y"):
+        Action(kind="scroll", value="down", x=3)

@@ -146,3 +146,18 @@ def test_drags_and_roleless_clicks_become_replayable_actions():
     assert click.action.to_text() == "click [n4]" and click.error is None
     # A mark the observation did not show is not guessed at.
     assert nothing.action is None and "no element" in nothing.error
+
+
+def test_hovers_and_scrolls_at_a_point():
+    out, b = _collect()
+    done = ElementInfo(role="button", name="Done", nth=1)
+    b.event(_ev("hover", 101, target=done, x=40, y=12), SEEN)
+    # No id for the element: the pointer's point replays the hover.
+    b.event(_ev("hover", 102, target=ElementInfo(role="generic", raw_tag="div"), x=300, y=80),
+            SEEN)
+    b.event(_ev("scroll", 103, value="down", x=150, y=200), SEEN)
+    b.event(_ev("scroll", 103.2, value="down", x=150, y=210), SEEN)  # the same burst
+    b.event(_ev("scroll", 103.4, value="down"), SEEN)  # now the page: a new scroll
+    texts = [r.action.to_text() for r in out]
+    assert texts == ["hover [7]", "mouse_move [300] [80]", "scroll [down] [150] [200]",
+                     "scroll [down]"]

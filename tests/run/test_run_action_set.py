@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from webtraj.agents.prompting import system_prompt
-from webtraj.model.action import ACTION_PHRASE, USAGE, ActionKind, ActionSet
+from webtraj.model.action import ACTION_PHRASE, ActionKind, ActionSet
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
 
@@ -18,7 +18,7 @@ from webtraj.testing import ScriptedLLMServer
 @pytest.mark.parametrize("action_set", list(ActionSet))
 def test_prompt_lists_exactly_the_set(action_set):
     prompt = system_prompt(action_set)
-    listed = {k for k in ActionKind if f"\n  {USAGE[k]}: " in prompt}
+    listed = {k for k in ActionKind if f"\n  {action_set.usage(k)}: " in prompt}
     assert listed == set(action_set.kinds)
     assert (ActionKind.MOUSE_DRAG in listed) == (action_set is not ActionSet.IDS)
     assert (ActionKind.CLICK in listed) == (action_set is not ActionSet.COORDS)

@@ -59,9 +59,9 @@ class LLMAgent:
             parsed = parse_answer(text)
         except ActionParseError as exc:
             return AgentDecision(raw_output=text, error=str(exc))
-        if parsed.action.kind not in self.action_set.kinds:
+        if not self.action_set.allows(parsed.action):
             return AgentDecision(raw_output=text, reasoning=parsed.reasoning, error=(
-                f"{parsed.action.kind.value} is not in this agent's action set "
+                f"{parsed.action.to_text()} is not in this agent's action set "
                 f"({self.action_set.value}): use one of "
                 f"{', '.join(k.value for k in self.action_set.kinds)}"))
         return AgentDecision(action=PromptUrls(task).served_action(parsed.action),

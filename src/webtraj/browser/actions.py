@@ -161,6 +161,8 @@ class ActionRunner:
             await page.keyboard.type(action.value or "")
         elif k is ActionKind.PRESS:
             await page.keyboard.press(playwright_key(action.value or ""))
+        elif k is ActionKind.SCROLL and action.point is not None:
+            await self._wheel(page, action)
         elif k is ActionKind.SCROLL:
             sign = -1 if action.value == "up" else 1
             await page.evaluate(
@@ -190,6 +192,22 @@ class ActionRunner:
         if not (0 <= x < w and 0 <= y < h):
             raise ActionFailed(f"the point ({x:g}, {y:g}) is outside the viewport "
                                f"({w}x{h} CSS pixels); scroll to bring the target into view")
+
+    async def _wheel(self, page: Page, action: Action) -> None:
+        """A scroll at a point: the wheel turned there, by 80% of the visible height of the
+        scrollable element under it (the page's when none), as a person scrolls a list."""
+        x, y = action.x or 0.0, action.y or 0.0
+        self._inside(x, y)
+        height = await page.evaluate(
+            """([x, y]) => { for (let e = document.elementFromPoint(x, y); e && e.nodeType === 1;
+                 e = e.parentElement) { const o = getComputedStyle(e).overflowY;
+                 if ((o === 'auto' || o === 'scroll') && e.scrollHeight > e.clientHeight)
+                   return e.clientHeight; }
+               return window.innerHeight; }""", [x, y])
+        sign = -1 if action.value == "up" else 1
+        await page.mouse.move(x, y)
+        self.mouse[page] = (x, y)
+        await page.mouse.wheel(0, sign * round(float(height) * 0.8))
 
     async def _mouse(self, page: Page, action: Action) -> None:
         x, y = action.x or 0.0, action.y or 0.0

@@ -51,7 +51,7 @@ from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
 from webtraj.browser.shield import PageShield
 from webtraj.browser.tabs import TabManager
-from webtraj.model.action import ELEMENT_KINDS, POINT_KINDS, Action, ActionKind
+from webtraj.model.action import ELEMENT_KINDS, Action, ActionKind
 from webtraj.model.trajectory import ElementBox, PointedElement, StepTimings
 
 # What is under a point: the element, its box, text and the id marked on it or around it.
@@ -233,7 +233,7 @@ class BrowserEnv:
         """What is under a mouse action's point (and a drag's end) before it acts. Its id is
         the mark on it or around it, else the smallest box of the last observation holding
         the point; nothing when the page cannot say (the action still runs)."""
-        if action.kind not in POINT_KINDS or action.x is None or action.y is None:
+        if action.x is None or action.y is None:  # a mouse action or a scroll at a point
             return ()
         points = [(action.x, action.y)]
         if action.to_x is not None and action.to_y is not None:

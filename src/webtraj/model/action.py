@@ -75,6 +75,9 @@ USAGE: dict[ActionKind, str] = {
     ActionKind.STOP: "stop [answer]",
 }
 
+# A scroll at a point (a coordinate form: the sets with coordinates describe it).
+SCROLL_AT_USAGE = "scroll [up|down] [x] [y]"
+SCROLL_AT_HELP = "scroll the page, or with a point the scrollable element under that point"
 
 # What each kind does, as prompts describe it (the usage is USAGE's).
 ACTION_HELP: dict[ActionKind, str] = {
@@ -116,9 +119,24 @@ class ActionSet(StrEnum):
         return tuple(k for k in ActionKind if k in by_id or k in by_point
                      or k not in ELEMENT_KINDS | POINT_KINDS | {ActionKind.KEYBOARD_TYPE})
 
+    def allows(self, action: Action) -> bool:
+        """Whether an agent with this set may take `action` (a scroll at a point is a
+        coordinate action)."""
+        return action.kind in self.kinds and (
+            self is not ActionSet.IDS or action.point is None)
+
+    def usage(self, kind: ActionKind) -> str:
+        """How `kind` is written with this set (with coordinates, a scroll may take a point)."""
+        if kind is ActionKind.SCROLL and self is not ActionSet.IDS:
+            return SCROLL_AT_USAGE
+        return USAGE[kind]
+
     def describe(self) -> str:
         """The action list a prompt shows, generated from USAGE and ACTION_HELP."""
-        return "\n".join(f"  {USAGE[k]}: {ACTION_HELP[k]}" for k in self.kinds)
+        def line(k: ActionKind) -> str:
+            pointed = k is ActionKind.SCROLL and self is not ActionSet.IDS
+            return f"  {self.usage(k)}: {SCROLL_AT_HELP if pointed else ACTION_HELP[k]}"
+        return "\n".join(line(k) for k in self.kinds)
 
 
 class ActionParseError(ValueError):
@@ -232,7 +250,10 @@ class Action(FrozenModel):
         if k is not ActionKind.TYPE and not self.press_enter:
             raise ValueError("press_enter applies to type only")
         drag = k is ActionKind.MOUSE_DRAG
-        for name, needed in (("x", k in POINT_KINDS), ("y", k in POINT_KINDS), ("to_x", drag),
+        # A scroll may carry a point (both coordinates or neither): it scrolls what is there.
+        pointed = k in POINT_KINDS or (k is ActionKind.SCROLL
+                                       and (self.x is not None or self.y is not None))
+        for name, needed in (("x", pointed), ("y", pointed), ("to_x", drag),
                              ("to_y", drag)):
             value = getattr(self, name)
             if needed and value is None:
@@ -261,6 +282,8 @@ class Action(FrozenModel):
                         if v is not None)
         if k in VALUE_KINDS:
             args.append(self.value or "")
+        if k is ActionKind.SCROLL and self.x is not None and self.y is not None:
+            args.extend((_number(self.x), _number(self.y)))
         if k is ActionKind.TYPE and not self.press_enter:
             args.append("0")
         if k is ActionKind.TAB_FOCUS:
@@ -423,9 +446,10 @@ def _build(kind: ActionKind, args: list[str]) -> Action:
         need(1)
         return Action(kind=kind, value=args[0].strip())
     if kind is ActionKind.SCROLL:
-        need(1)
+        need((1, 3))
         direction = args[0].strip().lower().removeprefix("direction=")
-        return Action(kind=kind, value=direction)
+        at = dict(zip(("x", "y"), [_coordinate(a) for a in args[1:]], strict=False))
+        return Action(kind=kind, value=direction, **at)
     if kind is ActionKind.GOTO:
         need(1)
         return Action(kind=kind, value=args[0].strip())

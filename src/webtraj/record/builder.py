@@ -3,7 +3,9 @@
 One `type` per field with its final value (and one `select` per run of changes to a
 <select>) (keystrokes, deletions and pastes in the field fold
 into it; an Enter right after typing becomes its `press_enter`); clicks, select changes and
-key presses one action each; a burst of wheel events in one direction one `scroll`. Events
+key presses one action each; a burst of wheel events in one direction one `scroll` (at the
+pointer when it scrolled an inner element); a hover on an element that reacts to it one
+`hover` (or `mouse_move` to its point when it has no id). Events
 arrive with the observation they are attributed to (the last one taken before them), and a
 pending `type` keeps the observation taken before its first keystroke."""
 
@@ -104,6 +106,8 @@ class ActionBuilder:
             self._key(ev, seen)
         elif ev.type == "scroll" and ev.value in ("up", "down"):
             self._scroll(ev, seen)
+        elif ev.type == "hover" and ev.target is not None:
+            self._hover(ev, ev.target, seen)
 
     def other(self, action: Action, seen: Seen, at: float, error: str | None = None) -> None:
         """An action seen by the browser, not the page: navigation, tabs, the answer."""
@@ -159,12 +163,32 @@ class ActionBuilder:
                            started_at=ev.time))
 
     def _scroll(self, ev: PageEvent, seen: Seen) -> None:
+        """A burst of wheel events one way is one scroll; over an inner scrollable element
+        (the capture script sends the pointer's position then) it keeps that point."""
         self.flush()
         last = self._last_scroll
-        self._last_scroll = (ev.value or "", ev.time)
-        if last is not None and last[0] == ev.value and ev.time - last[1] < SCROLL_BURST_S:
+        pointed = ev.x is not None and ev.y is not None
+        self._last_scroll = (f"{ev.value}{'@' if pointed else ''}", ev.time)
+        if last is not None and last[0] == self._last_scroll[0] \
+                and ev.time - last[1] < SCROLL_BURST_S:
             return
-        self.emit(Recorded(seen=seen, action=Action(kind=ActionKind.SCROLL, value=ev.value),
+        at = {"x": max(ev.x or 0.0, 0.0), "y": max(ev.y or 0.0, 0.0)} if pointed else {}
+        self.emit(Recorded(seen=seen, action=Action(kind=ActionKind.SCROLL, value=ev.value,
+                                                    **at), started_at=ev.time))
+
+    def _hover(self, ev: PageEvent, info: ElementInfo, seen: Seen) -> None:
+        """The pointer rested on an element that reacts to it: `hover` on its id, or
+        `mouse_move` to the point when the observation has no id for it."""
+        self.flush()
+        if find_element(seen.axtree, info) is not None or (
+                info.mark and f"[{info.mark}]" in seen.axtree):
+            self._element(ActionKind.HOVER, ev, info, seen)
+            return
+        if ev.x is None or ev.y is None:
+            return
+        self._last_scroll = None
+        self.emit(Recorded(seen=seen, action=Action(kind=ActionKind.MOUSE_MOVE,
+                                                    x=max(ev.x, 0.0), y=max(ev.y, 0.0)),
                            started_at=ev.time))
 
     def _element(self, kind: ActionKind, ev: PageEvent | None, info: ElementInfo, seen: Seen,

@@ -25,7 +25,7 @@ class ElementInfo(FrozenModel):
 class PageEvent(FrozenModel):
     """One trusted input event in a recorded document (`time` is the page's wall clock)."""
 
-    type: Literal["click", "drag", "input", "select", "key", "scroll", "focus"]
+    type: Literal["click", "drag", "input", "select", "key", "scroll", "focus", "hover"]
     time: float
     target: ElementInfo | None = None
     value: str | None = None

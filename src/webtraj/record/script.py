@@ -2,7 +2,10 @@
 
 It listens (capture phase, so a page's own handlers cannot hide an event) for trusted
 input only - clicks (on the element under the button when it went down), drags (press,
-move, release), text input, select changes, key presses, wheel scrolls - and reports each
+move, release), text input, select changes, key presses, wheel scrolls (with the pointer's
+position when they scroll an inner element, not the page), hovers on elements that react
+to the pointer (a `:hover` rule revealing something, or the DOM changing right after the
+pointer came) - and reports each
 one with the role and accessible name of the element it hit (climbing from a `<span>` to
 its button, from a `<label>` to its control), and the id the observation marked on an
 element without a role, through the `__webtrajRecord` binding. It never changes the page
@@ -188,14 +191,79 @@ CAPTURE_SCRIPT = r"""(() => {
     send({type: 'key', key: [...mods, key].join('+'), printable: e.key.length === 1 && !mods.length,
           in_text: isText(el), target: el && el !== document.body ? describe(el) : null});
   }, true);
+  // The element a wheel scrolls when it is not the page: the nearest scrollable ancestor.
+  function scroller(el) {
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      if (e === document.scrollingElement || e === document.body) return null;
+      const o = getComputedStyle(e).overflowY;
+      if ((o === 'auto' || o === 'scroll') && e.scrollHeight > e.clientHeight) return e;
+    }
+    return null;
+  }
   let lastWheel = 0;
   window.addEventListener('wheel', (e) => {
     if (!e.isTrusted || !e.deltaY) return;
     const now = performance.now();
     if (now - lastWheel < 30) return;  // one report per burst frame is enough
     lastWheel = now;
-    send({type: 'scroll', value: e.deltaY > 0 ? 'down' : 'up'});
+    const inner = e.target instanceof Element ? scroller(e.target) : null;
+    // Over an inner scrollable element the scroll keeps its position (it scrolls that one).
+    send(Object.assign({type: 'scroll', value: e.deltaY > 0 ? 'down' : 'up'},
+                       inner ? {x: e.clientX, y: e.clientY} : {}));
   }, {capture: true, passive: true});
+  // Hover: the pointer entered an element that reacts to it - a `:hover` rule that shows or
+  // hides something else (a menu), or the page changing its DOM right after the pointer came.
+  let hoverHosts = null, sheetCount = -1;
+  function hosts() {
+    if (hoverHosts && sheetCount === document.styleSheets.length) return hoverHosts;
+    sheetCount = document.styleSheets.length;
+    hoverHosts = [];
+    const walk = (rules) => {
+      for (const r of rules) {
+        if (!r.selectorText) { if (r.cssRules) walk(r.cssRules); continue; }
+        if (!r.selectorText.includes(':hover') || !(r.style.display || r.style.visibility))
+          continue;
+        for (const part of r.selectorText.split(',')) {
+          const i = part.indexOf(':hover');
+          if (i > 0 && part.slice(i + 6).trim()) hoverHosts.push(part.slice(0, i).trim());
+        }
+      }
+    };
+    for (const sheet of document.styleSheets) { try { walk(sheet.cssRules); } catch (e) {} }
+    return hoverHosts;
+  }
+  function hoverHost(el) {
+    for (const sel of hosts()) {
+      try { const h = el.closest(sel); if (h) return h; } catch (e) {}
+    }
+    return null;
+  }
+  let hovered = null, pending = null;
+  const reportHover = (p) => {
+    if (!p || p.host === hovered) return;
+    hovered = p.host;
+    send({type: 'hover', target: describe(p.target), x: p.x, y: p.y});
+  };
+  window.addEventListener('mouseover', (e) => {
+    if (!e.isTrusted || e.buttons || !(e.target instanceof Element)) return;
+    const host = hoverHost(e.target);
+    if (host) {
+      pending = null;
+      reportHover({host, target: e.target, x: e.clientX, y: e.clientY});
+      return;
+    }
+    if (hovered && !hovered.contains(e.target)) hovered = null;
+    pending = {host: e.target, target: e.target, x: e.clientX, y: e.clientY,
+               at: performance.now()};
+  }, true);
+  window.addEventListener('pointerdown', () => { pending = null; }, true);
+  new MutationObserver((changes) => {
+    // The observation's own marks (data-webtraj-*) are not the page reacting.
+    if (changes.every((c) => c.type === 'attributes' &&
+                      (c.attributeName || '').startsWith('data-webtraj'))) return;
+    if (pending && performance.now() - pending.at < 500) reportHover(pending);
+    pending = null;
+  }).observe(document, {subtree: true, childList: true, attributes: true});
   const shown = () => { if (document.visibilityState === 'visible') send({type: 'focus'}); };
   document.addEventListener('visibilitychange', shown, true);
   window.addEventListener('focus', (e) => {

@@ -47,6 +47,8 @@ async def run_action(page: Any, action: Action, timeout: float = 10_000) -> None
     elif k is ActionKind.PRESS:
         await page.keyboard.press(action.value or "Enter")
     elif k is ActionKind.SCROLL:
+        if action.point is not None:
+            await page.mouse.move(*action.point)
         await page.mouse.wheel(0, 600 if action.value == "down" else -600)
     elif k is ActionKind.GOTO:
         await page.goto(action.value or "about:blank", timeout=timeout)

@@ -1,0 +1,122 @@
+"""Issue 30 point 6: a person resting the mouse on a hover menu and turning the wheel over an
+inner scrollable list (not the page) is recorded as `hover [id]` and `scroll [down] [x] [y]`;
+replayed in a fresh browser, the demonstration reaches the same end state (the item only the
+hover menu shows was used, the list scrolled, the page did not)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from person import Person, attach, free_port, start_recorder
+from playwright.async_api import async_playwright
+
+from webtraj.agents.replay import ReplayAgent
+from webtraj.browser.chromium import launch_chromium
+from webtraj.execute.episode import EpisodeSpec, run_episode
+from webtraj.model.action import ActionKind
+from webtraj.model.task import Task
+from webtraj.store import RunStore
+
+ITEMS = "".join(f"<li>Item {i}</li>" for i in range(1, 21))
+PAGE = f"""<!doctype html><html lang=en><head><meta charset=utf-8><title>Inbox</title><style>
+body {{ margin: 0; font: 16px sans-serif }}
+.menu {{ position: relative; display: inline-block; margin: 10px }}
+.menu .items {{ display: none; position: absolute; top: 100%; left: 0; background: #fff;
+               border: 1px solid #888 }}
+.menu:hover .items {{ display: block }}
+#list {{ height: 120px; width: 300px; overflow-y: auto; border: 1px solid #888; margin: 40px 10px }}
+#list li {{ height: 30px }}
+</style></head><body>
+<div class=menu><button>Actions</button><div class=items>
+<button onclick="document.getElementById('status').textContent = 'Archived'">Archive</button>
+</div></div>
+<p id=status>Nothing done</p>
+<ul id=list onscroll="document.getElementById('where').textContent =
+  this.scrollTop > 0 ? 'List scrolled' : 'List at top'">{ITEMS}</ul>
+<p id=where>List at top</p>
+<p id=page>Page at top</p>
+<div style="height: 3000px"></div>
+<script>window.addEventListener('scroll', () => {{
+  document.getElementById('page').textContent = scrollY > 0 ? 'Page scrolled' : 'Page at top';
+}});</script>
+</body></html>"""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = PAGE.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+def _end_state(axtree: str) -> tuple[bool, bool, bool]:
+    return ("Archived" in axtree, "List scrolled" in axtree, "Page scrolled" in axtree)
+
+
+def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    out = tmp_path / "demos"
+    port = free_port()
+    proc = start_recorder(["--url", url, "--intent", "Archive and browse the inbox",
+                           "--out", str(out)], port, tmp_path / "record.log")
+    try:
+        async def drive() -> None:
+            async with async_playwright() as pw:
+                browser = await attach(pw, port, proc)
+                person = Person(browser)
+                page = await person.start("Archive and browse")
+                await person.act(page, page.get_by_role("button", name="Actions").hover)
+                await person.act(page, page.get_by_role("button", name="Archive").click)
+                box = await page.locator("#list").bounding_box()
+
+                async def scrolling():
+                    await page.mouse.move(box["x"] + 100, box["y"] + 60)
+                    for _ in range(3):
+                        await page.mouse.wheel(0, 60)
+                await person.act(page, scrolling)
+                await person.finish()
+        asyncio.run(drive())
+        assert proc.wait(60) == 0, (tmp_path / "record.log").read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    with RunStore.open(out) as store:
+        (recorded,) = list(store.iter_trajectories())
+    actions = [s.action for s in recorded.steps if s.action is not None]
+    assert [s.error for s in recorded.steps if s.error] == []
+    kinds = [a.kind for a in actions]
+    assert kinds[:3] == [ActionKind.HOVER, ActionKind.CLICK, ActionKind.SCROLL], actions
+    assert actions[2].value == "down" and actions[2].point is not None, actions[2]
+    assert recorded.final_observation is not None
+    assert _end_state(recorded.final_observation.axtree) == (True, True, False)
+
+    async def replay():
+        async with async_playwright() as pw:
+            browser = await launch_chromium(pw)
+            try:
+                task = Task(task_id="inbox", intent="Archive and browse the inbox",
+                            start_url=url, reference_actions=tuple(actions))
+                spec = EpisodeSpec(task=task, agent="replay", screenshots=False,
+                                   max_steps=10, timeout_s=60)
+                return await run_episode(browser, ReplayAgent(), spec, tmp_path / "replay")
+            finally:
+                await browser.close()
+    try:
+        replayed = asyncio.run(replay())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [s.error for s in replayed.steps if s.error] == []
+    assert replayed.final_observation is not None
+    assert _end_state(replayed.final_observation.axtree) == (True, True, False)

@@ -61,3 +61,23 @@ def test_sites_list_shows_how_many_miniwob_tasks_run():
     assert "pip install 'webtraj[miniwob]'" in result.output
     for t in check.failing:
         assert t.name in result.output
+
+
+def test_a_page_that_never_reports_a_reward_is_listed_as_such():
+    # miniwob 1.1.0's hover-shape computes a score but its `core.continuousReward(score)` is
+    # commented out: only the core's time-out (-1) ends it. Read from the installed page.
+    from webtraj.cli.app import app
+    from webtraj.suites.miniwob.check import reward_possible
+
+    assert reward_possible("click-button") and reward_possible("drag-box")
+    no_reward = [n for n in task_names() if not reward_possible(n)]
+    check = load_check()
+    if check.miniwob_version == "1.1.0":
+        assert no_reward == ["hover-shape"]
+    assert [t.name for t in check.tasks if not t.reward_possible] == no_reward
+    result = CliRunner().invoke(app, ["sites", "list"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    if no_reward:
+        assert (f"runnable; no reward possible in miniwob {check.miniwob_version}"
+                in result.output)
+        assert ", ".join(no_reward) in result.output

@@ -128,6 +128,11 @@ class MiniWoBSuite(Suite):
         if drag:
             lines.append(f"  {len(drag)} of those ask for a drag (mouse_drag): "
                          f"{', '.join(drag)}")
+        no_reward = [t.name for t in check.running if not t.reward_possible]
+        if no_reward:
+            lines.append(f"  {len(no_reward)} runnable; no reward possible in miniwob "
+                         f"{check.miniwob_version} (the page never reports one, only its "
+                         f"time-out's -1): {', '.join(no_reward)}")
         by_why: dict[str, list[str]] = {}
         for t in check.failing:
             by_why.setdefault(t.why or "unknown", []).append(t.name)

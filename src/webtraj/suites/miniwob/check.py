@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import Field
 
 from webtraj.model.base import FrozenModel
-from webtraj.suites.miniwob.assets import package_version, task_names
+from webtraj.suites.miniwob.assets import html_dir, package_version, task_names
 from webtraj.suites.miniwob.tasks import PageProbe, probe_pages, start_url
 
 RESULT_FILE = Path(__file__).with_name("chromium_check.json")
@@ -37,6 +37,9 @@ class TaskCheck(FrozenModel):
     why: str | None = None
     actionable_elements: int = 0
     needs_drag: bool = False
+    # The page's own scripts call core.endEpisode or core.continuousReward outside comments:
+    # otherwise only the core's time-out ends it (reward -1) and no agent can earn a reward.
+    reward_possible: bool = True
 
 
 class ChromiumCheck(FrozenModel):
@@ -52,6 +55,23 @@ class ChromiumCheck(FrozenModel):
     @property
     def failing(self) -> list[TaskCheck]:
         return [t for t in self.tasks if not t.runs]
+
+
+_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\\'\"])//[^\n]*", re.S)
+_REWARD_CALL = re.compile(r"\b(?:core\.)?(?:endEpisode|continuousReward)\s*\(")
+
+
+def reward_possible(name: str) -> bool:
+    """Whether the task's page (its HTML and the scripts it includes besides the core) ever
+    reports a reward: a call to endEpisode/continuousReward that is not commented out."""
+    folder = html_dir() / "miniwob"
+    page = (folder / f"{name}.html").read_text(errors="replace")
+    texts = [page]
+    for src in re.findall(r'<script[^>]+src="([^"]+)"', page):
+        path = (folder / src).resolve()
+        if "core/" not in src and path.is_file():
+            texts.append(path.read_text(errors="replace"))
+    return any(_REWARD_CALL.search(_COMMENT.sub("", t)) for t in texts)
 
 
 async def _elements(base_url: str, names: list[str]) -> tuple[dict[str, int], str]:
@@ -93,7 +113,8 @@ def run_check(base_url: str) -> ChromiumCheck:
             "agent can act on")
         checks.append(TaskCheck(name=p.name, starts=p.ok, runs=p.ok and same and n > 0, why=why,
                                 actionable_elements=n,
-                                needs_drag=bool(p.query and _DRAG.search(p.query))))
+                                needs_drag=bool(p.query and _DRAG.search(p.query)),
+                                reward_possible=reward_possible(p.name)))
     return ChromiumCheck(checked_on=dt.date.today().isoformat(),
                          miniwob_version=package_version(), chromium_version=version,
                          tasks=tuple(checks))

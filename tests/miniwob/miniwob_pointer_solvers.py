@@ -169,11 +169,15 @@ def social_media(intent: str, obs: Observation, n: int) -> list[Action]:
         return [mouse_click(*[m for m in spans if m.prop("class") == kind][index].center), STOP]
     more = [m for m in spans if m.prop("class") == "more"][index]
     text = f"{label} {user}" if label in ("Mute", "Block") else label
-    try:
-        item = listitem_named(obs, text)
-    except AssertionError:  # the menu is not open (yet): open it
-        return [mouse_click(*more.center)] if n < 4 else [STOP]
-    return [mouse_click(*center(obs, item)), STOP]
+    # An open menu's items are named list items of the tree (the closed ones are hidden).
+    found = re.search(rf"^\s*\[(\d+)\] \[listitem\] \[{re.escape(text)}\]$", obs.axtree,
+                      re.M)
+    if found is None:  # the menu is not open (yet): open it
+        # The icon swaps its image under the pointer (`.more:hover`): a click that arrives
+        # with the pointer lands while the new image has no size yet, so the pointer rests
+        # on it first, as a person's does.
+        return [move(*more.center), mouse_click(*more.center)] if n < 6 else [STOP]
+    return [click(found.group(1)), STOP]
 
 
 def drag_box(intent: str, obs: Observation, n: int) -> list[Action]:
@@ -296,7 +300,7 @@ def moving_items(intent: str, obs: Observation, n: int) -> list[Action]:
     ax, ay, aw, ah = area.box
     inside = [m for m in marks(obs) if m.tag == "circle" and ax + 10 < m.center[0] < ax + aw - 10
               and ay + 10 < m.center[1] < ay + ah - 10]
-    if n >= 40:
+    if n >= 44:  # the page ends itself after 9.9 s; the episode allows 45 steps
         return [STOP]
     if not inside:
         return [move(ax + aw / 2, ay + ah / 2)]

@@ -1,5 +1,6 @@
 """Issue 30 point 6: a person resting the mouse on a hover menu and turning the wheel over an
-inner scrollable list (not the page) is recorded as `hover [id]` and `scroll [down] [x] [y]`;
+inner scrollable list (not the page) is recorded as `hover [id]` (or `mouse_move [x] [y]` on
+text the page answers from a script) and `scroll [down] [x] [y]`;
 replayed in a fresh browser, the demonstration reaches the same end state (the item only the
 hover menu shows was used, the list scrolled, the page did not)."""
 
@@ -33,6 +34,10 @@ body {{ margin: 0; font: 16px sans-serif }}
 <button onclick="document.getElementById('status').textContent = 'Archived'">Archive</button>
 </div></div>
 <p id=status>Nothing done</p>
+<p><span onmouseenter="document.getElementById('support').hidden = false">Help</span>
+<button id=support hidden onclick="document.getElementById('help').textContent =
+  'Support contacted'">Contact support</button></p>
+<p id=help>No help asked</p>
 <ul id=list onscroll="document.getElementById('where').textContent =
   this.scrollTop > 0 ? 'List scrolled' : 'List at top'">{ITEMS}</ul>
 <p id=where>List at top</p>
@@ -57,8 +62,9 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
 
-def _end_state(axtree: str) -> tuple[bool, bool, bool]:
-    return ("Archived" in axtree, "List scrolled" in axtree, "Page scrolled" in axtree)
+def _end_state(axtree: str) -> tuple[bool, bool, bool, bool]:
+    return ("Archived" in axtree, "Support contacted" in axtree, "List scrolled" in axtree,
+            "Page scrolled" in axtree)
 
 
 def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
@@ -77,6 +83,10 @@ def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
                 page = await person.start("Archive and browse")
                 await person.act(page, page.get_by_role("button", name="Actions").hover)
                 await person.act(page, page.get_by_role("button", name="Archive").click)
+                # A hover the page answers from a script (mouseenter), on text with no role.
+                await person.act(page, page.get_by_text("Help", exact=True).hover)
+                await person.act(page,
+                                 page.get_by_role("button", name="Contact support").click)
                 box = await page.locator("#list").bounding_box()
 
                 async def scrolling():
@@ -96,10 +106,12 @@ def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
     actions = [s.action for s in recorded.steps if s.action is not None]
     assert [s.error for s in recorded.steps if s.error] == []
     kinds = [a.kind for a in actions]
-    assert kinds[:3] == [ActionKind.HOVER, ActionKind.CLICK, ActionKind.SCROLL], actions
-    assert actions[2].value == "down" and actions[2].point is not None, actions[2]
+    assert kinds[:5] == [ActionKind.HOVER, ActionKind.CLICK, ActionKind.MOUSE_MOVE,
+                         ActionKind.CLICK, ActionKind.SCROLL], [str(a) for a in actions]
+    assert set(kinds[5:]) <= {ActionKind.STOP}, [str(a) for a in actions]
+    assert actions[4].value == "down" and actions[4].point is not None, actions[4]
     assert recorded.final_observation is not None
-    assert _end_state(recorded.final_observation.axtree) == (True, True, False)
+    assert _end_state(recorded.final_observation.axtree) == (True, True, True, False)
 
     async def replay():
         async with async_playwright() as pw:
@@ -119,4 +131,4 @@ def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
         server.server_close()
     assert [s.error for s in replayed.steps if s.error] == []
     assert replayed.final_observation is not None
-    assert _end_state(replayed.final_observation.axtree) == (True, True, False)
+    assert _end_state(replayed.final_observation.axtree) == (True, True, True, False)

@@ -200,7 +200,7 @@ CAPTURE_SCRIPT = r"""(() => {
     }
     return null;
   }
-  let lastWheel = 0;
+  let lastWheel = -Infinity;
   window.addEventListener('wheel', (e) => {
     if (!e.isTrusted || !e.deltaY) return;
     const now = performance.now();
@@ -246,6 +246,8 @@ CAPTURE_SCRIPT = r"""(() => {
   };
   window.addEventListener('mouseover', (e) => {
     if (!e.isTrusted || e.buttons || !(e.target instanceof Element)) return;
+    // Content scrolled under a resting pointer is not the person moving it.
+    if (performance.now() - lastWheel < 500) { pending = null; return; }
     const host = hoverHost(e.target);
     if (host) {
       pending = null;
@@ -257,10 +259,15 @@ CAPTURE_SCRIPT = r"""(() => {
                at: performance.now()};
   }, true);
   window.addEventListener('pointerdown', () => { pending = null; }, true);
+  // A change near the element (around it, inside it, or beside it) is the page reacting
+  // to the pointer; one elsewhere (a clock, an animation) is not.
+  const near = (t, el) => t.contains(el) || !!(el.parentElement &&
+    el.parentElement !== document.body && el.parentElement.contains(t));
   new MutationObserver((changes) => {
     // The observation's own marks (data-webtraj-*) are not the page reacting.
-    if (changes.every((c) => c.type === 'attributes' &&
-                      (c.attributeName || '').startsWith('data-webtraj'))) return;
+    if (!pending || !changes.some((c) => !(c.type === 'attributes' &&
+        (c.attributeName || '').startsWith('data-webtraj')) && near(c.target, pending.host)))
+      return;
     if (pending && performance.now() - pending.at < 500) reportHover(pending);
     pending = null;
   }).observe(document, {subtree: true, childList: true, attributes: true});

@@ -5,12 +5,12 @@ import datetime as dt
 import os
 import signal
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from factories import SANDBOX_TODAY as TODAY
 from factories import wait_until
+from one_page_site import serve_page
 from webtraj.execute.episode import STEPS_JOURNAL, EpisodeSpec
 from webtraj.execute.local import LocalExecutor
 from webtraj.execute.run import RunConfig, execute_run
@@ -24,24 +24,10 @@ PAGE = (f"<!doctype html><html><head><title>Leaky page</title>"
         "<body><h1>Hello</h1><a href='/next'>Next</a></body></html>").encode()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def leaky_site():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve_page(PAGE) as base:
+        yield base
 
 
 def test_allowlist_blocks_and_records(tmp_path, leaky_site):

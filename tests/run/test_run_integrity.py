@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import orjson
@@ -16,6 +15,7 @@ from typer.testing import CliRunner
 
 import webtraj
 from factories import wait_until
+from one_page_site import serve_page
 from webtraj.cli.app import app
 from webtraj.execute.episode import EpisodeSpec
 from webtraj.execute.local import LocalExecutor
@@ -31,24 +31,10 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
 PAGE = b"<!doctype html><title>Page</title><h1>Hello</h1><button>Go</button>"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def site():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    with serve_page(PAGE) as base:
+        yield base + "/"
 
 
 def _task(task_id: str, url: str, intent: str = "Say hello") -> Task:

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from typer.testing import CliRunner
 
 from factories import SANDBOX_TODAY
+from one_page_site import serve_page
 from webtraj.model import Action, Task
 from webtraj.store import RunStore
 
@@ -23,28 +22,13 @@ if not os.path.exists("/usr/bin/chromium"):  # pragma: no cover
     pytest.skip("Debian Chromium (/usr/bin/chromium) is not installed",
                 allow_module_level=True)
 
-
-class _Shop(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        body = b"<!doctype html><title>Shop</title><h1>Order placed</h1>"
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+SHOP_PAGE = b"<!doctype html><title>Shop</title><h1>Order placed</h1>"
 
 
 @pytest.fixture
 def shop():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Shop)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_page(SHOP_PAGE) as base:
+        yield base
 
 
 def _shop_task(base: str) -> Task:

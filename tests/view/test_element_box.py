@@ -3,11 +3,9 @@ at a known spot of a real page in Chromium is measured there, scrolled or not.""
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
+from one_page_site import serve_page
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
 from webtraj.model import Action, ActionKind
@@ -20,25 +18,10 @@ PAGE = b"""<!doctype html><html><body style="margin:0;height:3000px">
 </body></html>"""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def page_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with serve_page(PAGE) as base:
+        yield base + "/"
 
 
 def _id_of(axtree: str, name: str) -> str:

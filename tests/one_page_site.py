@@ -15,7 +15,7 @@ def serve_page(page: bytes) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802
             self.send_response(200)
-            self.send_header("content-type", "text/html")
+            self.send_header("content-type", "text/html; charset=utf-8")
             self.send_header("content-length", str(len(page)))
             self.end_headers()
             self.wfile.write(page)

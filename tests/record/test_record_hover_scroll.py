@@ -7,12 +7,12 @@ hover menu shows was used, the list scrolled, the page did not)."""
 from __future__ import annotations
 
 import asyncio
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from person import Person, attach, free_port, start_recorder
 from playwright.async_api import async_playwright
 
+from one_page_site import serve_page
 from webtraj.agents.replay import ReplayAgent
 from webtraj.browser.chromium import launch_chromium
 from webtraj.execute.episode import EpisodeSpec, run_episode
@@ -49,28 +49,18 @@ body {{ margin: 0; font: 16px sans-serif }}
 </body></html>"""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        body = PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
-    def log_message(self, *args: object) -> None:
-        return
-
+@pytest.fixture
+def url():
+    with serve_page(PAGE.encode()) as base:
+        yield base + "/"
 
 def _end_state(axtree: str) -> tuple[bool, bool, bool, bool]:
     return ("Archived" in axtree, "Support contacted" in axtree, "List scrolled" in axtree,
             "Page scrolled" in axtree)
 
 
-def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
+def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path, url):
     out = tmp_path / "demos"
     port = free_port()
     proc = start_recorder(["--url", url, "--intent", "Archive and browse the inbox",
@@ -124,11 +114,7 @@ def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path):
                 return await run_episode(browser, ReplayAgent(), spec, tmp_path / "replay")
             finally:
                 await browser.close()
-    try:
-        replayed = asyncio.run(replay())
-    finally:
-        server.shutdown()
-        server.server_close()
+    replayed = asyncio.run(replay())
     assert [s.error for s in replayed.steps if s.error] == []
     assert replayed.final_observation is not None
     assert _end_state(replayed.final_observation.axtree) == (True, True, True, False)

@@ -1,4 +1,5 @@
-"""Benchmark: `webtraj curate` on a synthetic run at the paper's scale (seed 003: 150k
+"""Benchmark: `webtraj curate` on a synthetic run at the paper's scale (the constraint-based
+evaluation paper: 150k
 trajectories, ~1M steps) with accessibility trees of ~4 KB per step.
 
 Input: a real run directory in the format RunStore writes (one `trajectory.json` per
@@ -19,7 +20,7 @@ Printed: seconds, input steps/s, input MB/s, ratio to the floor, CPU seconds, an
 memory of the process tree sampled from /proc every 0.2 s: RSS summed over the driver and
 any Ray processes (an upper bound: shared pages count once per process) and PSS (shared
 pages split among the processes mapping them).
-Targets (issue 15): wall time <= 3x the floor, peak RSS of the process tree <= 1.5 GiB, with
+Targets: wall time <= 3x the floor, peak RSS of the process tree <= 1.5 GiB, with
 each executor. The floor is measured once; each executor's run gets the load average beside
 it (on a shared machine wall times include other work).
 

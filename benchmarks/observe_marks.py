@@ -1,4 +1,4 @@
-"""Benchmark: what marking elements without a role costs an observation (issue 30).
+"""Benchmark: what marking elements without a role costs an observation.
 
 `BrowserEnv.observe` (tree, screenshot, tabs, and with marking on, the marks script that gives
 ids to click handlers, tabindex, canvas and svg shapes) on three pages, marking off and on in

@@ -1,4 +1,4 @@
-"""Benchmark (issue 16): whole episodes, before and after, against the browser's limit.
+"""Benchmark: whole episodes, before and after, against the browser's limit.
 
 (f) Episodes per minute of `webtraj run` (heuristic agent, the same 20 sandbox tasks) for a
     baseline commit checked out in a temporary git worktree ("before") and this checkout
@@ -216,7 +216,7 @@ async def _part_g(args: argparse.Namespace) -> dict[str, float]:
     from webtraj.browser.chromium import launch_chromium
     from webtraj.browser.config import EnvConfig
     from webtraj.execute.episode import EpisodeSpec, run_episode
-    from webtraj.execute.sandbox import Sandbox
+    from webtraj.sites.sandbox import Sandbox
 
     recorded: list[float] = []
     bare: list[float] = []
@@ -270,7 +270,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="f,g")
     ap.add_argument("--baseline", default="4a46dee",
-                    help="the commit measured as 'before' (default: main before issue 16)")
+                    help="the commit measured as 'before' (default: before the speed-ups)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--per-worker", type=int, default=3,
                     help="episodes per worker in the last 'after' configuration")

@@ -1,4 +1,4 @@
-"""Store benchmark (issue 2): insert 1,000,000 step-level scores through the RunStore and query
+"""Store benchmark: insert 1,000,000 step-level scores through the RunStore and query
 the mean score per (site, evaluator); compare the insert with plain sqlite3 executemany of the
 same step-level scores as one row each into a bare table (the floor). The store keeps a score's
 per-step values together in its row (a JSON array that SQLite's json_each aggregates), so it

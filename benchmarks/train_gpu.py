@@ -1,6 +1,6 @@
-"""Benchmark on a GPU (issue 29): `webtraj train` with its defaults against the bare
+"""Benchmark on a GPU: `webtraj train` with its defaults against the bare
 length-grouped PyTorch loop with the largest batch that fits, on the same card, the same
-records and the same LoRA (seed 003: q_proj/v_proj, r 16).
+records and the same LoRA (the constraint-based evaluation paper: q_proj/v_proj, r 16).
 
 Model: a Llama built from a config (presets `0.73b`: hidden 2048, 16 layers, 16 heads,
 intermediate 4096; `7b`: hidden 4096, 32 layers, 32 heads, 8 KV heads, intermediate 14336;

@@ -196,8 +196,8 @@ def test_an_unspecified_sandbox_host_is_a_usage_error(tmp_path, host):
 
 def test_library_runs_refuse_an_unspecified_sandbox_host_too(tmp_path):
     from webtraj.execute.run import RunConfig, execute_run
-    from webtraj.execute.sandbox import reachable_sandbox_host
     from webtraj.model import InputError
+    from webtraj.sites.sandbox import reachable_sandbox_host
 
     assert reachable_sandbox_host("10.1.2.3") == "10.1.2.3"
     assert reachable_sandbox_host("node-7.cluster") == "node-7.cluster"

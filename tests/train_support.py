@@ -13,7 +13,8 @@ from factories import SANDBOX_TODAY
 TASKS = ("booking.hotels.01", "booking.cars.01")
 
 # Tiny-model settings: a random model learns through a trainable output head and LoRA on
-# every linear layer, at a high learning rate (a real base model keeps seed 003's defaults).
+# every linear layer, at a high learning rate (a real base model keeps the constraint-based
+# evaluation paper's defaults).
 TINY_LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "targets": ("all-linear",),
              "modules_to_save": ("lm_head",)}
 

@@ -1,4 +1,4 @@
-"""Property tests of the curation definitions (seed 003 §2.2)."""
+"""Property tests of the curation definitions (the constraint-based evaluation paper, §2.2)."""
 
 from __future__ import annotations
 

@@ -113,7 +113,8 @@ def test_parsing_never_raises(text):
         assert result.raw == text
 
 
-# --- the seed 003 judge reply and typed schemas --------------------------------------------
+# --- the the constraint-based evaluation paper judge reply and typed schemas
+# --------------------------------------------
 
 class ConstraintVerdict(BaseModel):
     ground_truth: Any

@@ -1,4 +1,5 @@
-"""The Eval harness (seed 000 shape): keyword scorers, named scores, skipped cases,
+"""The Eval harness (the Multimodal-Mind2Web cookbook shape): keyword scorers, named scores,
+skipped cases,
 concurrency, grouping by metadata and storage as a run."""
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def test_allowlist_blocks_and_records(tmp_path, leaky_site):
 
 
 def test_killed_worker_loses_only_its_episode(tmp_path, booking_tasks):
-    from webtraj.execute.sandbox import Sandbox
+    from webtraj.sites.sandbox import Sandbox
 
     with Sandbox(dt.date.fromisoformat(TODAY)) as sandbox:
         tasks = [t for t in sandbox.tasks()][:4]

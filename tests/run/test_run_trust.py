@@ -178,7 +178,7 @@ def test_scores_lost_in_a_crash_are_computed_on_resume(tmp_path):
 
 
 def test_a_killed_episode_keeps_its_steps_and_requests(tmp_path, booking_tasks):
-    from webtraj.execute.sandbox import Sandbox
+    from webtraj.sites.sandbox import Sandbox
 
     with Sandbox(dt.date.fromisoformat(TODAY)) as sandbox:
         task = next(t for t in sandbox.tasks() if t.task_id == "booking.flights.03")

@@ -1,4 +1,5 @@
-"""The distill recipe: seed 003's three data choices on a run with cut-short trajectories,
+"""The distill recipe: the constraint-based evaluation paper's three data choices on a run with
+cut-short trajectories,
 the teacher-vs-student comparison, the recipe file's errors, and (slow) the whole loop
 through `webtraj distill` with the replay agent as teacher and a tiny student."""
 

@@ -1,4 +1,5 @@
-"""The few-shot accessibility-tree agent (seed 003 §2.1) through the LLM layer."""
+"""The few-shot accessibility-tree agent (the constraint-based evaluation paper, §2.1) through the
+LLM layer."""
 
 from __future__ import annotations
 

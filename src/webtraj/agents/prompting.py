@@ -1,4 +1,5 @@
-"""The accessibility-tree agent prompt (seed 003 §2.1 semantics, webtraj's own wording):
+"""The accessibility-tree agent prompt (the constraint-based evaluation paper, §2.1 semantics,
+webtraj's own wording):
 task, URL, open tabs, page tree, previous actions with their reasoning; the model reasons,
 then writes one action in triple backticks after ACTION_PHRASE."""
 

@@ -7,7 +7,8 @@ resolves to a locator (`aria-ref=e12`). Refs are assigned once per element and k
 role and accessible name stay the same; they come from a per-document counter, so a ref is
 never reused for a different element within a document.
 
-Output: one line per node, indented with tabs, `[id] [role] [name] [properties]` (seed 003).
+Output: one line per node, indented with tabs, `[id] [role] [name] [properties]` (the
+constraint-based evaluation paper).
 Generic and presentational nodes are skipped (their children move up); static text that repeats
 its parent's name or an adjacent element's name (a label) is dropped. Nodes without a ref
 (static text, options of a native select) show an empty id `[]`: they cannot be targeted.
@@ -53,7 +54,8 @@ _REF = re.compile(r"^(f\d+)?e(\d+)$")
 
 def ref_to_id(ref: str, main_prefix: str = "") -> str:
     """Refs of the main frame's document (`e12`, or `f3e12` once the tab has navigated:
-    Playwright gives every new document a new prefix) become the numeric ids of seed 003
+    Playwright gives every new document a new prefix) become the numeric ids of the
+    constraint-based evaluation paper
     (`12`); refs inside iframes (`f1e3`) keep their prefix."""
     head = main_prefix + "e"
     if ref.startswith(head) and ref[len(head):].isdigit():

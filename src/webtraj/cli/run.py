@@ -105,11 +105,11 @@ def run(
     from webtraj.agents.protocol import AgentError
     from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.execute.run import RunConfig, execute_run
-    from webtraj.execute.sandbox import reachable_sandbox_host
     from webtraj.model import InputError
     from webtraj.report.html import write_report
     from webtraj.report.tables import run_tables
     from webtraj.report.usage import load_prices
+    from webtraj.sites.sandbox import reachable_sandbox_host
 
     try:
         reachable_sandbox_host(sandbox_host)

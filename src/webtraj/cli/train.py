@@ -186,7 +186,7 @@ def distill(
     Example: webtraj distill examples/distill.yaml --data success --out runs/distill-success
     """
     try:
-        from webtraj.execute.distill import REPORT, run_distill
+        from webtraj.recipes.distill import REPORT, run_distill
         from webtraj.train.distill_config import load_distill_config
     except ImportError as exc:
         raise fail(f"webtraj distill needs the train extra: pip install 'webtraj[train]' "

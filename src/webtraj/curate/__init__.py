@@ -1,4 +1,5 @@
-"""Curation (seed 003 §2.2): per-step CSR curves, smallest best prefixes, valid stops,
+"""Curation (the constraint-based evaluation paper, §2.2): per-step CSR curves, smallest best
+prefixes, valid stops,
 hindsight relabeling, the two-judge filter and supervised fine-tuning export."""
 
 from webtraj.curate.curve import CSRCurve, curve_from_score

@@ -1,4 +1,5 @@
-"""Prefix extraction (seed 003 §2.2): C_max = max_t CSR(o_t); t' = the smallest t with
+"""Prefix extraction (the constraint-based evaluation paper, §2.2): C_max = max_t CSR(o_t); t' =
+the smallest t with
 CSR(o_t) = C_max. The prefix is the t' actions a_0..a_{t'-1} that lead from o_0 to o_t'.
 
 Unscored observations (None) are unknown, not 0 or 1: they never count toward C_max and

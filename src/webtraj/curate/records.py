@@ -1,5 +1,6 @@
 """Fine-tuning records in chat form: exactly what the `llm` agent (without few-shot examples)
-is shown at a step, and the answer it should give (seed 003's fine-tuning record: task,
+is shown at a step, and the answer it should give (the constraint-based evaluation paper's
+fine-tuning record: task,
 previous actions, URL, accessibility tree -> reasoning and next action).
 
 Actions recorded by role and name (the replay agent's reference actions) are written with the

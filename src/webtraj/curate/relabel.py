@@ -1,4 +1,5 @@
-"""Rule-based hindsight relabeling (seed 003 §2.2): a task text that states exactly the
+"""Rule-based hindsight relabeling (the constraint-based evaluation paper, §2.2): a task text that
+states exactly the
 constraints C' met at o_t', written from the structured constraints, plus a stop reasoning
 that agrees with it.
 
@@ -112,7 +113,8 @@ class Relabeled(FrozenModel):
 
 
 def format_date(value: object) -> str:
-    """Dates as "Month DD, YYYY" (seed 003); text that is not a date stays as written."""
+    """Dates as "Month DD, YYYY" (the constraint-based evaluation paper); text that is not a date
+    stays as written."""
     text = str(value).strip()
     day: dt.date | None = None
     try:

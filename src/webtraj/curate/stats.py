@@ -1,4 +1,5 @@
-"""Curation statistics in the paper's terms (seed 003: 150k trajectories -> ~16k fully
+"""Curation statistics in the paper's terms (the constraint-based evaluation paper: 150k
+trajectories -> ~16k fully
 successful, ~65k with a usable prefix -> ~300k training steps), plus every drop by reason.
 
 Deterministic: no timings, sorted keys, so `stats.json` is byte-identical across executors."""

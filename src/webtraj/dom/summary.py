@@ -1,4 +1,5 @@
-"""The interactive-element summary of seed 000: elements picked by XPath priority (buttons,
+"""The interactive-element summary of the Multimodal-Mind2Web cookbook: elements picked by XPath
+priority (buttons,
 then links and clickables, inputs, labels and forms, headings and navigation), capped at
 `max_items`, one line each: `<tag key-attrs>text (30 chars max)</tag>`.
 

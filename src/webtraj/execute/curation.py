@@ -35,8 +35,8 @@ from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, encode_chunk
 from webtraj.model.curation import CurationDecision
-from webtraj.model.no_gc import no_gc
 from webtraj.model.run import RunInfo
+from webtraj.runtime.no_gc import no_gc
 from webtraj.store.decisions import DecisionWriter
 from webtraj.store.lock import RunLock
 from webtraj.store.reader import (

@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 import orjson
 
 from webtraj.execute.chunk_wire import decode_chunk, encode_chunk
-from webtraj.model.lifetime import die_with_parent
+from webtraj.runtime.children import die_with_parent
 
 _LEN = struct.Struct("<Q")
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.worker import WorkerConfig, process_main
-from webtraj.model.lifetime import die_with_parent
 from webtraj.model.trajectory import Termination, Trajectory
+from webtraj.runtime.children import die_with_parent
 
 # Time a worker gets beyond the episode's own timeout to wind down (close the context, write
 # the HAR) before it is killed.

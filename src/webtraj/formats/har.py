@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from webtraj.model import InputError
-from webtraj.model.no_gc import no_gc
+from webtraj.runtime.no_gc import no_gc
 
 
 def load_trace(path: str | Path) -> list[dict[str, Any]]:

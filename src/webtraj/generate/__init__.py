@@ -1,2 +1,3 @@
-"""Task generation (seed 003): LLM task proposals, constraint extraction for tasks without
+"""Task generation (the constraint-based evaluation paper): LLM task proposals, constraint
+extraction for tasks without
 constraints, and refreshing stale dates."""

@@ -1,5 +1,6 @@
 """Constraint extraction for a task file: tasks that come without constraints get them from
-the model (with seed 003's made_selection rule); a task the model fails on is kept as it
+the model (with the constraint-based evaluation paper's made_selection rule); a task the model
+fails on is kept as it
 was and counted, never given made-up constraints."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Difficulty is the number of constraints (seed 003); targets are BookingArena's averages."""
+"""Difficulty is the number of constraints (the constraint-based evaluation paper); targets are
+BookingArena's averages."""
 
 from __future__ import annotations
 

@@ -231,7 +231,7 @@ def _from_model(c: _Candidate) -> tuple[tuple[Constraint, ...] | None, str]:
             seen[item.name] = Constraint(name=item.name, value=item.value, type=item.type)
     if not seen:
         return None, "the model gave no constraints"
-    # seed 003: one specific listing and no "search" -> made_selection.
+    # the constraint-based evaluation paper: one specific listing and no "search" -> made_selection.
     if select and not says_search(intent):
         seen[MADE_SELECTION] = Constraint(name=MADE_SELECTION, value=True,
                                           type=ConstraintType.BOOLEAN)

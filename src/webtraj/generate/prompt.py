@@ -1,4 +1,5 @@
-"""The task-writing prompt: seed 003's criteria for good tasks, in webtraj's words."""
+"""The task-writing prompt: the constraint-based evaluation paper's criteria for good tasks, in
+webtraj's words."""
 
 from __future__ import annotations
 

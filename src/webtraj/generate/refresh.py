@@ -1,4 +1,5 @@
-"""Refreshing stale task dates (seed 003): a task whose dates are past or less than a month
+"""Refreshing stale task dates (the constraint-based evaluation paper): a task whose dates are past
+or less than a month
 ahead moves, as a whole, to 1-4 months ahead.
 
 All dates of a task move by the same number of days, so order and durations are kept; the

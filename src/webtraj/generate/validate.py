@@ -1,4 +1,5 @@
-"""Checks a proposed task must pass before it is kept (seed 003's rules that code can see):
+"""Checks a proposed task must pass before it is kept (the constraint-based evaluation paper's
+rules that code can see):
 readable dates 1-4 months ahead written "Month DD, YYYY", no payment or log-in, a sane
 length. Dates in another readable form are rewritten unless `strict`."""
 

@@ -1,4 +1,5 @@
-"""The date window of seed 003: task dates lie one to four months after today."""
+"""The date window of the constraint-based evaluation paper: task dates lie one to four months
+after today."""
 
 from __future__ import annotations
 

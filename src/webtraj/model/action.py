@@ -18,7 +18,8 @@ from pydantic import Field, ValidationError, model_validator
 
 from webtraj.model.base import FrozenModel
 
-# The fixed phrase after which agents write their action in triple backticks (seed 003).
+# The fixed phrase after which agents write their action in triple backticks (the constraint-based
+# evaluation paper).
 ACTION_PHRASE = "In summary, the next action I will perform is"
 
 

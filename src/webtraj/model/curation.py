@@ -1,4 +1,5 @@
-"""What curation decided for one trajectory (seed 003 §2.2), kept with the run so a reader
+"""What curation decided for one trajectory (the constraint-based evaluation paper, §2.2), kept
+with the run so a reader
 (the viewer) can show why a trajectory was kept, cut or dropped without redoing curation."""
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ from webtraj.model.base import FrozenModel
 
 
 class ConstraintCheck(FrozenModel):
-    """One constraint as a judge saw it (seed 003: ground_truth, agent_state, matching)."""
+    """One constraint as a judge saw it (the constraint-based evaluation paper: ground_truth,
+    agent_state, matching)."""
 
     name: str
     ground_truth: JsonValue

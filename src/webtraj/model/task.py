@@ -1,4 +1,5 @@
-"""Tasks and their typed constraints (seed 003: a task is a set of (name, value) pairs)."""
+"""Tasks and their typed constraints (the constraint-based evaluation paper: a task is a set of
+(name, value) pairs)."""
 
 from __future__ import annotations
 

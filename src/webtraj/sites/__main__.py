@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from webtraj.model.lifetime import die_with_parent
+from webtraj.runtime.children import die_with_parent
 from webtraj.sites.common.dates import resolve_today
 from webtraj.sites.registry import DEFAULT_PORT_BASE
 from webtraj.sites.server import serve_all

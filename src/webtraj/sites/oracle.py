@@ -133,7 +133,8 @@ class Oracle:
                             mutations=tuple(mutations(har)) if har else ())
 
     def check_trajectory(self, trajectory: Trajectory, har: dict | None = None) -> OracleReport:
-        """One OracleStep per observation o_0..o_T (seed 003's CSR per step)."""
+        """One OracleStep per observation o_0..o_T (the constraint-based evaluation paper's CSR per
+        step)."""
         urls = [o.url for o in trajectory.observations]
         return self.check_urls(trajectory.task, urls, har)
 

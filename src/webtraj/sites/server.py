@@ -15,7 +15,7 @@ from contextlib import closing
 
 import uvicorn
 
-from webtraj.model.lifetime import stop_child
+from webtraj.runtime.children import stop_child
 from webtraj.sites.common.dates import resolve_today
 from webtraj.sites.inventory import build_inventory
 from webtraj.sites.registry import SITE_CLASSES, make_sites, site_urls
@@ -54,7 +54,7 @@ def free_port_base(host: str = "127.0.0.1", count: int = len(SITE_CLASSES)) -> i
 
 class SitesProcess:
     """The five sites in a child process on free loopback ports; a context manager. The child
-    is killed by the kernel if this process dies (see webtraj.model.lifetime)."""
+    is killed by the kernel if this process dies (see webtraj.runtime.children)."""
 
     def __init__(self, today: str | dt.date = "2026-01-15", seed: int = 0,
                  host: str = "127.0.0.1", port_base: int | None = None) -> None:

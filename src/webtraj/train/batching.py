@@ -1,6 +1,7 @@
 """Token-budget batching for `webtraj train`.
 
-Every optimizer step takes `batch_size` records (seed 003: 16) from the shuffled epoch order,
+Every optimizer step takes `batch_size` records (the constraint-based evaluation paper: 16) from
+the shuffled epoch order,
 whatever their lengths, so the step averages the loss over the same records as batch-1
 accumulation. The step's records are dealt to the processes (equal counts, longest first in
 snake order so their token totals are close) and, on each process, filled into micro-batches
@@ -34,7 +35,7 @@ FILLER_TOKENS = 8
 CPU_TOKENS_PER_BATCH = 8_192
 # Activation bytes per token and per (layer x hidden unit), and per vocabulary entry (logits
 # and their gradient), in the compute dtype, without gradient checkpointing. Fitted to the
-# peak memory of the bare length-grouped loop in issue 29 (Llama 0.73B: 2.9 MB/token, 7.0B:
+# peak memory of the bare length-grouped loop measured on an H200 (Llama 0.73B: 2.9 MB/token, 7.0B:
 # 12 MB/token, bf16, sdpa); with checkpointing a layer keeps only its input (2) and one layer
 # is recomputed at a time.
 ACT_PER_LAYER_UNIT = 48

@@ -1,4 +1,5 @@
-"""Teacher vs student on the same tasks, per site and difficulty (seed 003's main table):
+"""Teacher vs student on the same tasks, per site and difficulty (the constraint-based evaluation
+paper's main table):
 SR and CSR of each from the same constraint judge. Episodes that ended in an error or were
 not scored are counted apart, never as zeros."""
 

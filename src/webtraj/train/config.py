@@ -1,10 +1,11 @@
-"""Settings of one fine-tuning run, with seed 003's recipe as defaults.
+"""Settings of one fine-tuning run, with the constraint-based evaluation paper's recipe as
+defaults.
 
-Seed 003 (§2.3 "Distillation") gives: LoRA on the query and value projections (q_proj,
-v_proj), learning rate 1e-4, cosine schedule, batch size 16. It is silent on the LoRA rank,
-alpha and dropout, the number of epochs, the maximum sequence length, warm-up, weight decay,
-the optimizer and precision; the defaults below for those are webtraj's choices (common LoRA
-values), marked `seed silent`."""
+The constraint-based evaluation paper (§2.3 "Distillation") gives: LoRA on the query and value
+projections (q_proj, v_proj), learning rate 1e-4, cosine schedule, batch size 16. It is silent
+on the LoRA rank, alpha and dropout, the number of epochs, the maximum sequence length, warm-up,
+weight decay, the optimizer and precision; the defaults below for those are webtraj's choices
+(common LoRA values), marked `the paper is silent`."""
 
 from __future__ import annotations
 
@@ -19,12 +20,12 @@ SEED_TARGETS = ("q_proj", "v_proj")
 
 
 class LoraSettings(FrozenModel):
-    targets: tuple[str, ...] = SEED_TARGETS  # seed 003
-    r: int = Field(default=16, ge=1)  # seed silent
-    alpha: int = Field(default=32, ge=1)  # seed silent
-    dropout: float = Field(default=0.05, ge=0, lt=1)  # seed silent
+    targets: tuple[str, ...] = SEED_TARGETS  # the constraint-based evaluation paper
+    r: int = Field(default=16, ge=1)  # the paper is silent
+    alpha: int = Field(default=32, ge=1)  # the paper is silent
+    dropout: float = Field(default=0.05, ge=0, lt=1)  # the paper is silent
     # Modules trained in full beside the adapter (e.g. lm_head for a model with random
-    # weights, as in the tests); none in seed 003.
+    # weights, as in the tests); none in the constraint-based evaluation paper.
     modules_to_save: tuple[str, ...] = ()
 
 
@@ -32,9 +33,10 @@ class TrainSettings(FrozenModel):
     """How to train, whatever the data and the base model (the distill recipe's `train`)."""
 
     lora: LoraSettings = LoraSettings()
-    learning_rate: float = Field(default=1e-4, gt=0)  # seed 003
+    learning_rate: float = Field(default=1e-4, gt=0)  # the constraint-based evaluation paper
     scheduler: Literal["cosine", "linear", "constant", "constant_with_warmup"] = "cosine"
-    batch_size: int = Field(default=16, ge=1)  # seed 003: effective batch (all devices)
+    # the constraint-based evaluation paper: effective batch (all devices)
+    batch_size: int = Field(default=16, ge=1)
     # tokens: each step's records in micro-batches of at most tokens_per_batch tokens (None:
     # the rule in batching.py from the GPU's memory, 8192 on CPU); records: per_device_batch
     # records per micro-batch, accumulation derived from the process count.
@@ -47,11 +49,12 @@ class TrainSettings(FrozenModel):
     attention: Literal["auto", "sdpa", "eager", "flash_attention_2", "flash_attention_3",
                        "flex_attention"] = "auto"
     per_device_batch: int = Field(default=1, ge=1)
-    epochs: float = Field(default=3.0, gt=0)  # seed silent
-    max_length: int = Field(default=8_192, ge=16)  # seed silent; longer records are left out
-    warmup_ratio: float = Field(default=0.03, ge=0, lt=1)  # seed silent
-    weight_decay: float = Field(default=0.0, ge=0)  # seed silent
-    max_grad_norm: float = Field(default=1.0, ge=0)  # seed silent; 0 = no clipping
+    epochs: float = Field(default=3.0, gt=0)  # the paper is silent
+    # the paper is silent; longer records are left out
+    max_length: int = Field(default=8_192, ge=16)
+    warmup_ratio: float = Field(default=0.03, ge=0, lt=1)  # the paper is silent
+    weight_decay: float = Field(default=0.0, ge=0)  # the paper is silent
+    max_grad_norm: float = Field(default=1.0, ge=0)  # the paper is silent; 0 = no clipping
     seed: int = 0
     # The llm agent's default prompt carries one worked example (few_shot=True); the records
     # get the same example so the training prompt is exactly the acting prompt.

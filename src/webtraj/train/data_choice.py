@@ -1,4 +1,5 @@
-"""Seed 003's data choices (Table 2) as training folders of `train.jsonl`/`validation.jsonl`:
+"""The constraint-based evaluation paper's data choices (Table 2) as training folders of
+`train.jsonl`/`validation.jsonl`:
 
 - `partial`: the curated dataset as is (smallest best prefixes, valid stops, relabeling);
 - `success`: the curated records of trajectories whose final CSR is 1 (the judge's SR);

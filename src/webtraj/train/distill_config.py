@@ -1,7 +1,8 @@
 """The distill recipe's settings (`webtraj distill CONFIG`, YAML or JSON): teacher rollouts
 -> evaluation -> curation -> training -> student rollouts on the same tasks -> comparison.
 
-`data` picks seed 003's Table 2 rows: `success` (trajectories judged fully successful),
+`data` picks the constraint-based evaluation paper's Table 2 rows: `success` (trajectories judged
+fully successful),
 `all` (every trajectory, every step, the original task), `partial` (smallest best prefixes
 with valid stops and hindsight relabeling: webtraj curate)."""
 

@@ -1,4 +1,5 @@
-"""Mind2Web -> MindAct multiple-choice fine-tuning records (seed 004 §3.2), in the chat form
+"""Mind2Web -> MindAct multiple-choice fine-tuning records (the Mind2Web paper, §3.2), in the chat
+form
 `webtraj train` reads.
 
 Per step, the top-k candidates (the positives always among them) are shuffled with the step's

@@ -1,1 +1,2 @@
-"""Constraint evaluation (seed 003): CSR of observations from judges of single constraints."""
+"""Constraint evaluation (the constraint-based evaluation paper): CSR of observations from judges
+of single constraints."""

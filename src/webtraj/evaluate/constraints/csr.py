@@ -1,4 +1,5 @@
-"""Constraint Satisfaction Rate (seed 003 §2.2): CSR_d(o) = (1/n) Σ 1[f(c_i | o, d) = v_i].
+"""Constraint Satisfaction Rate (the constraint-based evaluation paper, §2.2): CSR_d(o) = (1/n) Σ
+1[f(c_i | o, d) = v_i].
 
 A trajectory's CSR is the CSR of its final observation and SR = 1[CSR = 1]. A constraint the
 judge could not decide makes that observation unscored (with the reason), never a 0."""

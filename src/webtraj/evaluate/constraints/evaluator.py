@@ -1,4 +1,5 @@
-"""The `constraints` evaluator: CSR/SR of a trajectory with a chosen judge (seed 003 §2.2).
+"""The `constraints` evaluator: CSR/SR of a trajectory with a chosen judge (the constraint-based
+evaluation paper, §2.2).
 
 Config: `{"evaluator": "constraints", "judge": "rule|llm|vlm|oracle", "steps": "final|all"}`.
 `judge` may also name a user's judge: an entry point of the `webtraj.judges` group or a spec

@@ -1,4 +1,5 @@
-"""Constraint extraction by a model, for tasks that come without constraints (seed 003):
+"""Constraint extraction by a model, for tasks that come without constraints (the constraint-based
+evaluation paper):
 the intent's key constraints as typed (name, value) pairs, plus `made_selection` when the
 task asks for one specific listing and does not say "search"."""
 

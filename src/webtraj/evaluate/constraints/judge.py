@@ -1,6 +1,7 @@
 """The constraint-judge protocol: for each observation, one ConstraintCheck per constraint.
 
-A judge sees only what seed 003 allows (URL and page: tree, screenshot or site state), never
+A judge sees only what the constraint-based evaluation paper allows (URL and page: tree, screenshot
+or site state), never
 the action history, which inflates scores (the judge assumes typed values took effect)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The `llm` and `vlm` constraint judges (seed 003 §2.2, prompts in webtraj's words).
+"""The `llm` and `vlm` constraint judges (the constraint-based evaluation paper, §2.2, prompts in
+webtraj's words).
 
 `llm` reads the URL and the accessibility tree, `vlm` the URL and the screenshot. Neither sees
 the action history. The reply is a JSON object keyed by constraint name with
@@ -52,7 +53,8 @@ class JudgedConstraint(BaseModel):
     @field_validator("matching", mode="before")
     @classmethod
     def _truthy(cls, v: Any) -> bool | None:
-        # Models write "true"/"false" strings as often as booleans (seed 003's own example).
+        # Models write "true"/"false" strings as often as booleans (the constraint-based evaluation
+        # paper's own example).
         if v is None or isinstance(v, bool):
             return v
         parsed = parse_bool(v)

@@ -1,7 +1,8 @@
 """The `rule` judge: reads each constraint's value off the page with typed normalization.
 
 Sources, most trusted first: structured data on the page (JSON-LD), the URL (query and
-path), then visible text. A value counts as met only if it is explicitly shown (seed 003);
+path), then visible text. A value counts as met only if it is explicitly shown (the
+constraint-based evaluation paper);
 what no source shows is unmet, with the reason. It needs no model and works on any site; it
 is best on sites that keep their state in URLs or structured data.
 

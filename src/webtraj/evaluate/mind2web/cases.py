@@ -1,4 +1,5 @@
-"""Mind2Web steps as `Eval` cases, following seed 000's recipe: the model sees the task, a
+"""Mind2Web steps as `Eval` cases, following the Multimodal-Mind2Web cookbook's recipe: the model
+sees the task, a
 capped summary of the page's interactive elements and the last three actions, and answers
 with an operation (and value); scorers compare it with the step's gold operation."""
 

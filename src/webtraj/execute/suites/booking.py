@@ -9,10 +9,10 @@ import datetime as dt
 from contextlib import ExitStack
 from typing import ClassVar
 
-from webtraj.execute.sandbox import Sandbox, reachable_sandbox_host, rebase_task
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession, session_urls
 from webtraj.model import InputError, Task
 from webtraj.model.run import RunConfig, SandboxInfo
+from webtraj.sites.sandbox import Sandbox, reachable_sandbox_host, rebase_task
 from webtraj.store import RunStore
 
 

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import Any, ClassVar
 
-from webtraj.execute.sandbox import reachable_sandbox_host, rebase_task
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession, session_urls
 from webtraj.model import InputError, RunInfo, Task
 from webtraj.model.run import RunConfig
+from webtraj.sites.sandbox import reachable_sandbox_host, rebase_task
 from webtraj.store import RunStore
 
 DEFAULT_SEEDS = (0,)

@@ -52,7 +52,7 @@ def parse_date(text: str) -> dt.date | None:
 
 
 def long_date(d: dt.date) -> str:
-    """`March 12, 2026`: the form tasks are written in (seed 003)."""
+    """`March 12, 2026`: the form tasks are written in (the constraint-based evaluation paper)."""
     return f"{d.strftime('%B')} {d.day:02d}, {d.year}"
 
 

@@ -48,7 +48,8 @@ def stop() -> Action:
 
 
 def trip_dates(rng: random.Random, today: dt.date, max_nights: int = 6) -> tuple[dt.date, dt.date]:
-    """A stay that starts 1-4 months after today (seed 003's rule for task dates)."""
+    """A stay that starts 1-4 months after today (the constraint-based evaluation paper's rule for
+    task dates)."""
     start = today + dt.timedelta(days=rng.randint(32, 112))
     return start, start + dt.timedelta(days=rng.randint(2, max_nights))
 

@@ -19,7 +19,7 @@ def main() -> None:
     check.add_argument("--out", default=None, help="where to write the result (JSON)")
     args = parser.parse_args()
     if args.command == "serve":
-        from webtraj.model.lifetime import die_with_parent
+        from webtraj.runtime.children import die_with_parent
         from webtraj.suites.miniwob.server import serve as run
 
         if args.parent_pid is not None:

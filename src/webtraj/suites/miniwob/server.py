@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from webtraj.model.lifetime import stop_child
+from webtraj.runtime.children import stop_child
 from webtraj.suites.miniwob.assets import html_dir
 from webtraj.suites.miniwob.paths import REWARD_PATH, SCRIPT_PATH, START_PATH
 

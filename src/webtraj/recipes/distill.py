@@ -1,4 +1,5 @@
-"""The distill recipe end to end (seed 003's loop): teacher rollouts (scored as they run) ->
+"""The distill recipe end to end (the distillation loop of the constraint-based evaluation paper):
+teacher rollouts (scored as they run) ->
 curation -> data choice -> LoRA training -> the student served on loopback -> student
 rollouts on the same tasks -> teacher vs student comparison and data statistics.
 

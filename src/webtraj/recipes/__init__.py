@@ -1,0 +1,1 @@
+"""Recipes that chain whole commands (teacher runs, curation, training, student runs)."""

@@ -211,7 +211,7 @@ async def test_downloads_are_refused_without_a_folder(make_env, hostile):
 
 async def test_episode_records_webrtc_dialogs_and_downloads_but_stores_no_download(
         browser, hostile, tmp_path):
-    """Through run_episode: the trajectory's metadata holds the records; the files an episode
+    """Through run_episode: the trajectory's typed fields hold the records; the files an episode
     hands to the store are regular files of its folder (the downloads folder is not one)."""
     from webtraj.agents.replay import ReplayAgent
     from webtraj.execute.episode import EpisodeSpec, episode_artifacts, run_episode
@@ -237,12 +237,11 @@ async def test_episode_records_webrtc_dialogs_and_downloads_but_stores_no_downlo
     spec = EpisodeSpec(task=task, agent="replay", screenshots=False, timeout_s=120)
     traj = await run_episode(browser, PatientReplay(), spec, workdir)
     assert traj.error is None and len(traj.steps) == 4
-    meta = traj.metadata
-    assert [b["reason"] for b in meta["blocked_requests"]].count("webrtc") == 2
-    assert sum(1 for d in meta["dialogs"] if d["refused"]) == 1
-    [download] = meta["downloads"]
-    assert download["bytes"] == len(CSV)
-    assert (workdir / "downloads" / download["file"]).read_bytes() == CSV
+    assert [b.reason for b in traj.blocked_requests].count("webrtc") == 2
+    assert sum(1 for d in traj.dialogs if d.refused) == 1
+    [download] = traj.downloads
+    assert download.bytes == len(CSV)
+    assert (workdir / "downloads" / download.file).read_bytes() == CSV
     assert "downloads" not in episode_artifacts(workdir)
     assert episode_artifacts(workdir) and all(
         p.is_file() for p in episode_artifacts(workdir).values())

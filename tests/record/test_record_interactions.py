@@ -101,7 +101,7 @@ def test_every_interaction_is_recorded(tmp_path):
     assert "outside the allowlist" in steps[15].error
     assert steps[16].action.value == "42" and traj.answer == "42"
     assert traj.termination == "stop" and traj.agent == "human"
-    assert traj.metadata["blocked_requests"]
+    assert traj.blocked_requests and "blocked_requests" not in traj.metadata
     # Each action is on the observation before it: the back step saw the details page.
     assert steps[7].observation.url.endswith("/details")
     # Back in tab 0 with no word from the browser: the click is on what tab 0 last showed.

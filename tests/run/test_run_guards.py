@@ -39,8 +39,8 @@ def test_allowlist_blocks_and_records(tmp_path, leaky_site):
     config = RunConfig(tasks_file=str(tasks_file), agent="replay", evaluate=False)
     with execute_run(config, tmp_path / "run") as store:
         [traj] = list(store.iter_trajectories())
-    blocked = traj.metadata["blocked_requests"]
-    urls = {b["url"] for b in blocked}
+    blocked = traj.blocked_requests
+    urls = {b.url for b in blocked}
     assert f"{OUTSIDE}/tracker.js" in urls
     assert any(u.startswith(OUTSIDE + "/exfiltrate") for u in urls)
     assert traj.steps[0].error and "allow" in traj.steps[0].error.lower()

@@ -72,7 +72,7 @@ def test_mindact_agent_ranks_and_runs_the_tournament(tmp_path):
     # Each step's usage counts its tournament's calls; together, every call the server saw.
     assert all(s.usage is not None and s.usage.prompt_tokens > 0 for s in t.steps)
     assert sum(s.usage.calls for s in t.steps) == requests
-    assert t.metadata["llm_usage"]["total"]["calls"] == requests
+    assert t.usage.total.calls == requests
     first = t.steps[0]
     assert first.action.kind == "click" and first.error is None
     assert f"[{first.action.element_id}] [button] [Accept all cookies]" in first.observation.axtree

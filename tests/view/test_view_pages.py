@@ -61,17 +61,18 @@ def ux_root(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("ux") / "runs"
     details = Score(evaluator="NetworkEventEvaluator", value=1.0, details={
         "note": "a&b <x>", "actual": [{"url": "http://h/?a=1&b=2", "status": 200}]})
-    har_traj = traj(task(2), ["10", "stop"], agent="llm").model_copy(update={
-        "network_trace": "network.har", "metadata": {
-            "blocked_requests": [{"url": "stun:stun.example.org:3478", "reason": "webrtc",
-                                  "time": 1.0}],
-            "refused_tunnels": [{"url": "https://evil.example/", "method": "CONNECT",
-                                 "reason": "network", "time": 2.0}],
-            "dialogs": [{"kind": "alert", "message": "Hello <b>there</b>",
-                         "url": "http://127.0.0.1:8001/", "accepted": True, "time": 1.0}],
-            "downloads": [{"url": "http://127.0.0.1:8001/r.pdf",
-                           "suggested_filename": "r.pdf", "file": "r.pdf", "bytes": 1234,
-                           "sha256": "ab" * 32, "time": 2.0}]}})
+    har_traj = Trajectory.model_validate({
+        **traj(task(2), ["10", "stop"], agent="llm").model_dump(),
+        "network_trace": "network.har",
+        "blocked_requests": [{"url": "stun:stun.example.org:3478", "reason": "webrtc",
+                              "time": 1.0}],
+        "refused_tunnels": [{"url": "https://evil.example/", "method": "CONNECT",
+                             "reason": "network", "time": 2.0}],
+        "dialogs": [{"kind": "alert", "message": "Hello <b>there</b>",
+                     "url": "http://127.0.0.1:8001/", "accepted": True, "time": 1.0}],
+        "downloads": [{"url": "http://127.0.0.1:8001/r.pdf",
+                       "suggested_filename": "r.pdf", "file": "r.pdf", "bytes": 1234,
+                       "sha256": "ab" * 32, "time": 2.0}]})
     items = [(_llm_trajectory(), [csr_score([[], ALL[:1], ALL, ALL]), details], None),
              (har_traj, [], {"network.har": _har(N_REQUESTS)})]
     base = traj(task(3, difficulty="medium"), ["10", "stop"])

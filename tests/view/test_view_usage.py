@@ -39,8 +39,8 @@ def test_llm_agent_usage_per_step_on_the_page(tmp_path):
     assert (last.usage.calls, last.usage.prompt_tokens, last.usage.completion_tokens) == (
         1, 2000, 7)
     assert first.usage.models == ("scripted",) and first.usage.cost_usd is None
-    total = t.metadata["llm_usage"]["total"]
-    assert total["prompt_tokens"] == 3234 and total["calls"] == 2
+    total = t.usage.total
+    assert total.prompt_tokens == 3234 and total.calls == 2
     with Viewer([tmp_path / "runs"]) as v, httpx.Client(base_url=v.url) as http:
         page = http.get("/trajectory", params={"r": "llm", "t": t.trajectory_id}).text
     assert "1 call · 1234 prompt + 56 completion tokens" in page

@@ -14,7 +14,7 @@ from webtraj.agents.prompting import (
     user_prompt,
 )
 from webtraj.agents.protocol import AgentDecision
-from webtraj.llm import LLMClient, LLMError, assistant, system, trim_tree, user
+from webtraj.llm import LLMClient, LLMError, assistant, system, trim_tree, usage_scope, user
 from webtraj.model.action import ActionParseError, ActionSet, parse_answer
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.task import Task
@@ -49,6 +49,12 @@ class LLMAgent:
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:
+        with usage_scope(self.client.tracker.prices) as calls:
+            decision = await self._decide(task, observation, history)
+        return decision.with_usage(calls.snapshot())
+
+    async def _decide(self, task: Task, observation: Observation,
+                      history: Sequence[Step]) -> AgentDecision:
         try:
             completion = await self.client.chat(self.messages(task, observation, history))
         except LLMError as exc:

@@ -1,7 +1,9 @@
 """The agent protocol: one small async method, so users plug in their own agents.
 
 An agent sees what webtraj stores (the task and `Observation` models, the steps so far), so a
-run can be judged and replayed from its files alone."""
+run can be judged and replayed from its files alone. An agent that calls a model may say what
+each decision cost in `AgentDecision.usage`; webtraj records it per step and adds it up per
+trajectory and run. An agent that does not simply reports no usage."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from webtraj.model.action import Action
 from webtraj.model.base import FrozenModel
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
+from webtraj.model.usage import Usage
 
 
 class AgentDecision(FrozenModel):
@@ -22,6 +25,14 @@ class AgentDecision(FrozenModel):
     reasoning: str = ""
     raw_output: str | None = None
     error: str | None = None
+    # The model calls behind this decision, per model (optional: None when the agent called
+    # no model or does not count its calls). The built-in model agents fill it from
+    # `webtraj.llm.usage_scope`; an agent with its own client may fill it itself.
+    usage: Usage | None = None
+
+    def with_usage(self, usage: Usage) -> AgentDecision:
+        """This decision with the model calls behind it (unchanged when there were none)."""
+        return self.model_copy(update={"usage": usage}) if usage.models else self
 
 
 @runtime_checkable

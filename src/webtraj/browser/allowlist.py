@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, CDPSession, Page, WebSocketRoute
 
 from webtraj.browser.guard import PageGuard, RequestWatcher
-from webtraj.browser.records import BlockedRequest
+from webtraj.model.episode import BlockedRequest
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # Schemes that never touch the network and that pages legitimately use.

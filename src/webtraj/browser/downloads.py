@@ -19,7 +19,7 @@ from pathlib import Path
 from playwright.async_api import BrowserContext, Download, Page
 from playwright.async_api import Error as PlaywrightError
 
-from webtraj.browser.records import DownloadRecord
+from webtraj.model.episode import DownloadRecord
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MAX_NAME = 80

@@ -23,9 +23,10 @@ from webtraj.browser.config import EnvConfig
 from webtraj.browser.html_clean import clean_html
 from webtraj.browser.marks import Marks, mark_elements
 from webtraj.browser.passwords import mask_values, password_values
-from webtraj.browser.records import BrowserObservation, DialogRecord
+from webtraj.browser.records import BrowserObservation
 from webtraj.browser.som import MarksUnavailable, draw_marks
 from webtraj.browser.tabs import TabManager
+from webtraj.model.episode import DialogRecord
 
 # Installed in every document: a blinking caret must never make two captures differ.
 HIDE_CARET_SCRIPT = """(() => {

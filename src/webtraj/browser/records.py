@@ -1,53 +1,14 @@
-"""What an episode reports: observations with screenshot bytes, step results, blocked
-requests and dialogs. The caller decides where screenshots and traces are stored."""
+"""What an episode reports: observations with screenshot bytes, step results, and the
+records of `webtraj.model.episode` (blocked requests, dialogs, downloads). The caller decides
+where screenshots and traces are stored."""
 
 from __future__ import annotations
 
 from pydantic import Field, JsonValue
 
 from webtraj.model.base import FrozenModel
+from webtraj.model.episode import BlockedRequest, DialogRecord, DownloadRecord
 from webtraj.model.trajectory import ElementBox, Observation, PointedElement, StepTimings, Tab
-
-
-class BlockedRequest(FrozenModel):
-    """A request (or `goto`) the origin allowlist stopped before it reached the network."""
-
-    url: str
-    method: str = "GET"
-    resource_type: str = ""
-    # "origin" (not in the allowlist), "scheme" (file://, ftp://, ...), "goto", "redirect"
-    # (a redirect from an allowed page pointed there), "network" (refused by the allowlist's
-    # proxy: a request that escaped interception, such as a speculative prefetch) or "webrtc"
-    # (a peer connection the page tried to open; `url` is an ICE server it named, shield.py).
-    reason: str
-    time: float
-
-
-class DialogRecord(FrozenModel):
-    """A JavaScript dialog that the environment answered on the agent's behalf."""
-
-    kind: str
-    message: str
-    url: str
-    accepted: bool
-    time: float
-    # True when the page asked for one more dialog than a document may show (shield.py): it
-    # was not shown, the page's call threw instead.
-    refused: bool = False
-
-
-class DownloadRecord(FrozenModel):
-    """A download the page started. The file lands in the episode's scratch folder
-    (`downloads/<file>`) and is dropped with it: a run keeps this record, never the file."""
-
-    url: str
-    suggested_filename: str
-    # The file's name in the episode's downloads folder; None when it did not complete.
-    file: str | None = None
-    bytes: int | None = None
-    sha256: str | None = None
-    error: str | None = None
-    time: float
 
 
 class BrowserObservation(FrozenModel):

@@ -17,7 +17,7 @@ import time
 from urllib.parse import urlsplit
 
 from webtraj.browser.allowlist import OriginAllowlist
-from webtraj.browser.records import BlockedRequest
+from webtraj.model.episode import BlockedRequest
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _REFUSAL = (b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n"

@@ -26,7 +26,7 @@ from typing import Any
 
 from playwright.async_api import BrowserContext
 
-from webtraj.browser.records import DialogRecord
+from webtraj.model.episode import DialogRecord
 
 BINDING = "__webtrajShield"
 # Dialogs one document may show; later ones throw in the page instead of opening.

@@ -11,7 +11,7 @@ from typing import Literal
 from playwright.async_api import BrowserContext, Dialog, Page
 from playwright.async_api import Error as PlaywrightError
 
-from webtraj.browser.records import DialogRecord
+from webtraj.model.episode import DialogRecord
 from webtraj.model.trajectory import Tab
 
 

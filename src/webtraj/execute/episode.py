@@ -18,7 +18,6 @@ from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
 from webtraj.browser.har import har_from_journal, har_journal
 from webtraj.browser.records import BrowserObservation
-from webtraj.execute.step_usage import StepUsageMeter
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
@@ -32,6 +31,7 @@ from webtraj.model.trajectory import (
     Termination,
     Trajectory,
 )
+from webtraj.model.usage import StepUsage, Usage
 
 HAR_NAME = "network.har"
 STEPS_JOURNAL = "steps.journal"
@@ -140,7 +140,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     started = time.time()
     env = BrowserEnv(browser, config)
     journal = StepJournal(workdir)
-    meter = StepUsageMeter(agent)
+    usage = Usage()  # the agent's model calls, as its decisions report them
     obs: Observation | None = None
     try:
         async with asyncio.timeout(spec.timeout_s):
@@ -150,7 +150,8 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                 t0, wall = time.monotonic(), time.time()
                 decision = await _decide(agent, task, obs, steps)
                 t_agent = time.monotonic() - t0
-                usage = meter.step()
+                if decision.usage is not None:
+                    usage = usage.merge(decision.usage)
                 step_error = decision.error
                 next_obs = obs
                 box = None
@@ -170,7 +171,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                                   raw_output=decision.raw_output, started_at=wall,
                                   duration_s=time.monotonic() - t0, error=step_error,
                                   element_box=box, pointed=pointed, timings=timings,
-                                  usage=usage))
+                                  usage=StepUsage.of(decision.usage)))
                 journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:
@@ -187,16 +188,14 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
         closed = await env.close()
         drop_journals(workdir)
     final = obs
-    meta = {"blocked_requests": [b.model_dump(mode="json") for b in closed.blocked],
-            "refused_tunnels": [b.model_dump(mode="json") for b in closed.refused_tunnels],
-            "dialogs": [d.model_dump(mode="json") for d in closed.dialogs],
-            "downloads": [d.model_dump(mode="json") for d in closed.downloads]}
     return Trajectory(
         trajectory_id=spec.trajectory_id, task=task, agent=spec.agent, trial=spec.trial,
         steps=tuple(steps), final_observation=final, answer=answer,
         network_trace=HAR_NAME if (workdir / HAR_NAME).exists() else None,
         termination=termination, error=error, started_at=started, finished_at=time.time(),
-        metadata=meta)
+        blocked_requests=closed.blocked, refused_tunnels=closed.refused_tunnels,
+        dialogs=closed.dialogs, downloads=closed.downloads,
+        usage=usage if usage.models else None)
 
 
 def error_trajectory(spec: EpisodeSpec, termination: Termination, message: str,

@@ -184,7 +184,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         agent_usage: list[Usage] = []
 
         def on_result(spec: EpisodeSpec, traj: Trajectory, artifacts: Artifacts) -> None:
-            agent_usage.append(Usage.from_run_usage(traj.metadata.get("llm_usage")))
+            if traj.usage is not None:
+                agent_usage.append(traj.usage)
             if traj.network_trace and traj.network_trace not in artifacts:
                 traj = traj.model_copy(update={"network_trace": None})
             if session_urls is not None:

@@ -16,7 +16,6 @@ from webtraj.agents.registry import make_agent
 from webtraj.browser.chromium import launch_chromium
 from webtraj.browser.config import EnvConfig
 from webtraj.execute.episode import EpisodeSpec, error_trajectory, run_episode
-from webtraj.llm.usage import UsageTracker
 from webtraj.model.base import FrozenModel
 from webtraj.model.trajectory import Termination, Trajectory
 
@@ -78,15 +77,7 @@ class EpisodeWorker:
 
     async def _run(self, browser: Browser, agent: Agent, spec: EpisodeSpec) -> Trajectory:
         workdir = self.config.workdir(spec)
-        client = getattr(agent, "client", None)
-        if client is not None:
-            # Count this episode's model calls on their own: the parent adds them up.
-            client.tracker = UsageTracker(client.tracker.prices)
-        traj = await run_episode(browser, agent, spec, workdir, env_config=self.config.env)
-        if client is not None:
-            meta = {**traj.metadata, "llm_usage": client.usage().to_run_usage()}
-            traj = traj.model_copy(update={"metadata": meta})
-        return traj
+        return await run_episode(browser, agent, spec, workdir, env_config=self.config.env)
 
     async def close(self) -> None:
         if self._browser is not None:

@@ -13,7 +13,7 @@ from webtraj.llm.results import ChatRequest, Completion, Structured
 from webtraj.llm.spec import GenerationParams, ModelSpec, resolve_spec
 from webtraj.llm.structured import ParseFailure, json_candidates, parse_reply
 from webtraj.llm.tokens import TrimmedTree, estimate_messages_tokens, estimate_tokens, trim_tree
-from webtraj.llm.usage import ModelUsage, Price, PriceTable, Usage, merge_run_usage
+from webtraj.llm.usage import ModelUsage, Price, PriceTable, Usage, merge_run_usage, usage_scope
 
 __all__ = [
     "CacheStats", "ChatRequest", "Completion", "GenerationParams", "ImagePart", "LLMCache",
@@ -22,5 +22,5 @@ __all__ = [
     "TextPart", "TrimmedTree", "Usage", "assistant", "cache_key", "data_url",
     "default_cache_path", "estimate_messages_tokens", "estimate_tokens", "image_part",
     "image_size", "json_candidates", "load_config", "merge_run_usage", "parse_reply",
-    "resolve_spec", "system", "trim_tree", "user",
+    "resolve_spec", "system", "trim_tree", "usage_scope", "user",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import Field
 
 from webtraj.model.base import FrozenModel
+from webtraj.model.usage import ModelUsage, Usage
 
 RUN_USAGE_KEY = "llm"
 
@@ -44,74 +45,6 @@ class PriceTable(FrozenModel):
         return (prompt_tokens * price.prompt + completion_tokens * price.completion) / 1e6
 
 
-class ModelUsage(FrozenModel):
-    calls: int = 0
-    http_requests: int = 0
-    retries: int = 0
-    cache_hits: int = 0
-    failures: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    # Sum of wall time of calls that reached the endpoint (retries and backoff included).
-    latency_s: float = 0.0
-    # None while no price is known for the model.
-    cost_usd: float | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    @property
-    def mean_latency_s(self) -> float | None:
-        fetched = self.calls - self.cache_hits - self.failures
-        return self.latency_s / fetched if fetched > 0 else None
-
-    def __add__(self, other: ModelUsage) -> ModelUsage:
-        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
-        return ModelUsage(
-            calls=self.calls + other.calls,
-            http_requests=self.http_requests + other.http_requests,
-            retries=self.retries + other.retries,
-            cache_hits=self.cache_hits + other.cache_hits,
-            failures=self.failures + other.failures,
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            latency_s=self.latency_s + other.latency_s,
-            cost_usd=sum(costs) if costs else None,
-        )
-
-
-class Usage(FrozenModel):
-    """Usage per model name (never per endpoint URL, which may be private)."""
-
-    models: dict[str, ModelUsage] = Field(default_factory=dict)
-
-    @property
-    def total(self) -> ModelUsage:
-        out = ModelUsage()
-        for m in self.models.values():
-            out = out + m
-        return out
-
-    def merge(self, other: Usage) -> Usage:
-        models = dict(self.models)
-        for name, u in other.models.items():
-            models[name] = models[name] + u if name in models else u
-        return Usage(models=models)
-
-    def to_run_usage(self) -> dict[str, Any]:
-        total = self.total
-        return {"total": {**total.model_dump(mode="json"), "total_tokens": total.total_tokens},
-                "models": {k: v.model_dump(mode="json") for k, v in self.models.items()}}
-
-    @classmethod
-    def from_run_usage(cls, data: Mapping[str, Any] | None) -> Usage:
-        if not data:
-            return cls()
-        return cls(models={k: ModelUsage.model_validate(v)
-                           for k, v in (data.get("models") or {}).items()})
-
-
 def merge_run_usage(run_usage: Mapping[str, Any], usage: Usage, *,
                     key: str = RUN_USAGE_KEY) -> dict[str, Any]:
     """Return a copy of `RunInfo.usage` with these LLM totals added to what it already holds
@@ -130,9 +63,10 @@ _SCOPE: ContextVar[UsageTracker | None] = ContextVar("webtraj_usage_scope", defa
 
 
 @contextlib.contextmanager
-def usage_scope() -> Iterator[UsageTracker]:
-    """Count the model calls made inside the block (in this task and those it starts)."""
-    tracker = UsageTracker()
+def usage_scope(prices: PriceTable | None = None) -> Iterator[UsageTracker]:
+    """Count the model calls made inside the block (in this task and those it starts), with
+    their cost where `prices` knows the model."""
+    tracker = UsageTracker(prices)
     token = _SCOPE.set(tracker)
     try:
         yield tracker

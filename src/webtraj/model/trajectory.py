@@ -5,15 +5,22 @@ from __future__ import annotations
 import hashlib
 import re
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import orjson
 from pydantic import Field, JsonValue, model_validator
 
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.base import Document, FrozenModel
-from webtraj.model.step_usage import StepUsage
+from webtraj.model.episode import (
+    LEGACY_METADATA_FIELDS,
+    BlockedRequest,
+    DialogRecord,
+    DownloadRecord,
+    RecordingNotes,
+)
 from webtraj.model.task import Task
+from webtraj.model.usage import StepUsage, Usage
 
 
 class Tab(FrozenModel):
@@ -147,9 +154,12 @@ def _plain(text: str, limit: int) -> str:
 
 class Trajectory(Document):
     # Version 2 added `site_urls`; version 3 the steps' `timings` and `usage`; version 4
-    # mouse actions (points), the steps' `pointed`, the observations' `mouse` and `boxes`.
-    schema_version: int = 4
-    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3, 4})
+    # mouse actions (points), the steps' `pointed`, the observations' `mouse` and `boxes`;
+    # version 5 the episode records as fields (`blocked_requests`, `refused_tunnels`,
+    # `dialogs`, `downloads`, `recording`) and the agent's `usage`, which older versions kept
+    # in `metadata`.
+    schema_version: int = 5
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3, 4, 5})
     trajectory_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._\-]+$")
     task: Task
     agent: str
@@ -166,7 +176,38 @@ class Trajectory(Document):
     error: str | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    # What the browser environment recorded besides the steps (`webtraj.model.episode`):
+    # requests the allowlist refused, tunnels its proxy refused (no URL; Chromium's own
+    # services open them too, so they are kept apart), dialogs answered, downloads started.
+    blocked_requests: tuple[BlockedRequest, ...] = ()
+    refused_tunnels: tuple[BlockedRequest, ...] = ()
+    dialogs: tuple[DialogRecord, ...] = ()
+    downloads: tuple[DownloadRecord, ...] = ()
+    # How the recorder saw a human demonstration (`webtraj record`); None for agents.
+    recording: RecordingNotes | None = None
+    # The agent's model calls in this episode, per model (the sum of its decisions' usage);
+    # None when the agent reported none.
+    usage: Usage | None = None
+    # Anything else about the trajectory that is not webtraj's own fact (an importer's source
+    # file, a tool's own success flag, ...).
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _records_from_metadata(cls, data: Any) -> Any:
+        """Trajectories written before version 5 kept the episode records as `metadata`
+        keys: move them into their fields (the document is then one of version 5)."""
+        if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict):
+            return data
+        version = data.get("schema_version", 1)
+        if not isinstance(version, int) or version >= 5:
+            return data
+        meta = dict(data["metadata"])
+        moved = {field: meta.pop(key) for key, field in LEGACY_METADATA_FIELDS.items()
+                 if key in meta and field not in data}
+        if isinstance(moved.get("usage"), dict):  # kept in the run-usage form, with totals
+            moved["usage"] = {"models": moved["usage"].get("models") or {}}
+        return {**data, **moved, "metadata": meta, "schema_version": 5} if moved else data
 
     @model_validator(mode="after")
     def _steps_in_order(self) -> Trajectory:

@@ -30,6 +30,7 @@ from webtraj.browser.passwords import mask_values
 from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.base import FrozenModel
+from webtraj.model.episode import RecordingNotes
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step, StepTimings, Termination, Trajectory
 from webtraj.record.builder import ActionBuilder, Recorded, Seen
@@ -392,12 +393,6 @@ class Recorder:
                 final = self.observations[self._add(await self.env.observe_settled()).number]
         closed = await self.env.close()
         self._drop_unused_screenshots(final)
-        meta: dict[str, Any] = {
-            "blocked_requests": [b.model_dump(mode="json") for b in closed.blocked],
-            "refused_tunnels": [b.model_dump(mode="json") for b in closed.refused_tunnels],
-            "dialogs": [d.model_dump(mode="json") for d in closed.dialogs],
-            "recorder": {"observations": len(self.seen), "idle_ms": self.settings.idle_ms,
-                         "notes": self.notes}}
         har = self.workdir / "network.har"
         return Trajectory(
             trajectory_id=Trajectory.make_id(self.task.task_id, HUMAN, self.trial),
@@ -406,7 +401,10 @@ class Recorder:
             answer=end.answer if end.termination is Termination.STOP else None,
             network_trace="network.har" if har.exists() else None,
             termination=end.termination, error=end.error, started_at=started,
-            finished_at=time.time(), metadata=meta)
+            finished_at=time.time(), blocked_requests=closed.blocked,
+            refused_tunnels=closed.refused_tunnels, dialogs=closed.dialogs,
+            recording=RecordingNotes(observations=len(self.seen),
+                                     idle_ms=self.settings.idle_ms, notes=tuple(self.notes)))
 
     def _drop_unused_screenshots(self, final: Observation | None) -> None:
         used = {s.observation.screenshot for s in self.steps}

@@ -135,7 +135,7 @@ def _read_all(store: RunStore) -> Iterator[tuple[str, Exception | None,
             continue
         wall = (traj.finished_at - traj.started_at
                 if traj.finished_at is not None and traj.started_at is not None else None)
-        yield row.trajectory_id, None, (trajectory_usage(traj.metadata), wall)
+        yield row.trajectory_id, None, (trajectory_usage(traj.usage), wall)
 
 
 def _corrupt(tid: str, exc: Exception) -> CorruptEntry:

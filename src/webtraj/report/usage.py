@@ -69,16 +69,10 @@ def run_usage(info: RunInfo) -> RunUsage:
     return RunUsage(roles=roles, wall_s=wall)
 
 
-def trajectory_usage(metadata: Mapping[str, Any]) -> ModelUsage | None:
-    """The agent's usage for one episode (kept in the trajectory's metadata by the worker)."""
-    raw = metadata.get("llm_usage")
-    if not isinstance(raw, Mapping):
-        return None
-    try:
-        usage = Usage.from_run_usage(raw)
-    except (ValidationError, ValueError):
-        return None
-    return usage.total if usage.models else None
+def trajectory_usage(usage: Usage | None) -> ModelUsage | None:
+    """The agent's usage for one episode (`Trajectory.usage`), all models together; None when
+    the agent reported none."""
+    return usage.total if usage is not None and usage.models else None
 
 
 def judge_usage(conn: sqlite3.Connection) -> dict[str, dict[str, ModelUsage]]:

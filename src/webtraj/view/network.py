@@ -156,16 +156,9 @@ def read_network(traj: Trajectory, files: TrajectoryFiles) -> Network:
             problem = f"{traj.network_trace} cannot be read: {exc}"
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
             problem = f"{traj.network_trace} cannot be read: {type(exc).__name__}: {exc}"
-    for key in ("blocked_requests", "refused_tunnels"):
-        blocked = traj.metadata.get(key)
-        if not isinstance(blocked, list):
-            continue
-        for b in blocked:
-            if isinstance(b, dict):
-                url = str(b.get("url", ""))
-                declared = {"_resourceType": b.get("resource_type")}
-                out.append(Request(index=len(out), method=str(b.get("method", "GET")), url=url,
-                                   status=None, kind=_kind(declared, url, ""),
-                                   status_class="blocked", page="",
-                                   blocked=str(b.get("reason", "blocked"))))
+    for b in (*traj.blocked_requests, *traj.refused_tunnels):
+        declared = {"_resourceType": b.resource_type}
+        out.append(Request(index=len(out), method=b.method, url=b.url, status=None,
+                           kind=_kind(declared, b.url, ""), status_class="blocked", page="",
+                           blocked=b.reason))
     return Network(requests=out, problem=problem)

@@ -2,7 +2,7 @@ import pytest
 
 from webtraj.evaluate.agreement import Confusion, compare
 from webtraj.model import Score
-from webtraj.model.score import ConstraintCheck
+from webtraj.model.score import ConstraintCheck, upgrade_legacy_score
 
 
 def test_kappa_known_values():
@@ -38,8 +38,11 @@ def test_compare_per_constraint_and_gaps():
 
 
 def test_step_level_agreement_from_step_matching():
+    """Scores stored in the older form (`details.step_matching`), read as the store reads
+    them, compare step by step like current ones."""
     def steps_score(name, rows):
-        return Score(evaluator=name, value=1.0, details={"step_matching": rows})
+        return Score.model_validate(upgrade_legacy_score(
+            {"evaluator": name, "value": 1.0, "details": {"step_matching": rows}}))
 
     pairs = [{"j": steps_score("j", [{"a": False}, {"a": True}, {"a": True}]),
               "r": steps_score("r", [{"a": False}, {"a": False}, {"a": True}])}]

@@ -89,22 +89,6 @@ class Score(FrozenModel):
     # to change the value: the judge read it as data).
     suspected_injections: tuple[SuspectedInjection, ...] = ()
 
-    @model_validator(mode="before")
-    @classmethod
-    def _typed_step_matching(cls, data: Any) -> Any:
-        """Scores stored before `step_checks` kept the per-step matches as
-        `details.step_matching` ([{name: bool | None}, ...]): read them as step checks."""
-        if not isinstance(data, dict) or data.get("step_checks") is not None:
-            return data
-        details = data.get("details")
-        rows = details.get("step_matching") if isinstance(details, dict) else None
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-            return data
-        rest = {k: v for k, v in details.items() if k != "step_matching"}
-        return {**data, "details": rest, "step_checks": [
-            [{"name": str(k), "matching": v if isinstance(v, bool) else None}
-             for k, v in row.items()] for row in rows]}
-
     @model_validator(mode="after")
     def _unscored_has_reason(self) -> Score:
         if self.value is None and not self.reason:
@@ -128,3 +112,20 @@ class Score(FrozenModel):
     @classmethod
     def unscored(cls, evaluator: str, reason: str, *, error: bool = False, **kw) -> Score:
         return cls(evaluator=evaluator, value=None, reason=reason, error=error, **kw)
+
+
+def upgrade_legacy_score(data: dict[str, Any]) -> dict[str, Any]:
+    """A stored score body in the current form. Scores stored before `step_checks` kept the
+    per-step matches as `details.step_matching` ([{name: bool | None}, ...], one object per
+    observation): they become step checks. The one reader of that older form, called only
+    where stored score records are loaded (the run index); nothing writes it."""
+    if data.get("step_checks") is not None:
+        return data
+    details = data.get("details")
+    rows = details.get("step_matching") if isinstance(details, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return data
+    rest = {k: v for k, v in details.items() if k != "step_matching"}
+    return {**data, "details": rest, "step_checks": [
+        [{"name": str(k), "matching": v if isinstance(v, bool) else None}
+         for k, v in row.items()] for row in rows]}

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from webtraj.model.redact import Redactor
-from webtraj.model.score import STEP_CHECK_ROWS, Score, StepMatches, check_rows
+from webtraj.model.score import STEP_CHECK_ROWS, Score, StepMatches, upgrade_legacy_score
 from webtraj.model.trajectory import Trajectory
 from webtraj.store import summary
 
@@ -72,7 +72,7 @@ def _row_data(evaluator: str, value: float | None, reason: str | None, error: in
         raise ValueError(f"score body is {type(data).__name__}, not an object")
     if steps is not None:
         data["step_values"] = orjson.loads(steps)
-    return data
+    return upgrade_legacy_score(data)
 
 
 def score_from_row(evaluator: str, value: float | None, reason: str | None, error: int,
@@ -93,8 +93,6 @@ def score_matches_from_row(evaluator: str, value: float | None, reason: str | No
     score = Score.model_validate(data)
     if rows is not None:
         return score, STEP_CHECK_ROWS.validate_python(rows)
-    if score.step_checks is not None:  # the older `details.step_matching`, read by Score
-        return score.model_copy(update={"step_checks": None}), check_rows(score.step_checks)
     return score, None
 
 

@@ -12,9 +12,34 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from webtraj.formats.har import HarEntry, load_trace
 from webtraj.model import Score, Trajectory
+
+if TYPE_CHECKING:  # the client and the sandbox are built by the run's scoring, not here
+    from webtraj.llm import LLMClient
+    from webtraj.sites.oracle import Oracle
+
+# A site's base URL, or several (WebArena-Verified sites may be served at more than one).
+SiteBase = str | tuple[str, ...] | list[str]
+
+
+class TraceCache:
+    """The parsed network trace of the trajectory being scored, shared by the evaluators
+    that read it (several WebArena-Verified checks on one HAR parse it once); one trace is
+    kept at a time."""
+
+    def __init__(self) -> None:
+        self._path: Path | None = None
+        self._entries: list[HarEntry] = []
+
+    def entries(self, path: Path) -> list[HarEntry]:
+        path = path.resolve()
+        if path != self._path:
+            self._path, self._entries = None, []  # a trace that fails to load is not kept
+            self._entries, self._path = load_trace(path), path
+        return self._entries
 
 
 @dataclass
@@ -23,19 +48,19 @@ class EvalEnv:
     (`webtraj.evaluate.run_scoring.RunEnvironments`).
 
     `site_urls` maps site names or placeholders to base URLs (WebArena-Verified and the
-    sandbox); `oracle` reads sandbox pages (a `webtraj.sites.oracle.Oracle` for those URLs);
-    `llm` is the model client judges share (one concurrency limit for the whole run).
+    sandbox); `oracle` reads sandbox pages for those URLs; `llm` is the model client judges
+    share (one concurrency limit for the whole run).
     """
 
-    site_urls: Mapping[str, Any] | None = None
+    site_urls: Mapping[str, SiteBase] | None = None
     # True when `site_urls` are the sites the run itself served (the sandbox): every request
     # an agent made to them is at a known origin, so a trace with none there was made
     # against other URLs and cannot be judged. Logs of other tools keep the reference rules.
     served_sites: bool = False
-    oracle: Any = None
-    llm: Any = None
-    # Per-run memo shared by evaluators (e.g. a parsed HAR reused by several evaluators).
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    oracle: Oracle | None = None
+    llm: LLMClient | None = None
+    # The trajectory's parsed network trace, read once for every evaluator that needs it.
+    traces: TraceCache = field(default_factory=TraceCache, repr=False)
 
 
 @runtime_checkable

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.scoring import score_trajectory
@@ -21,6 +21,11 @@ from webtraj.model.redact import Redactor
 from webtraj.store.index import RunIndex
 from webtraj.store.run_store import INDEX_DB, CorruptTrajectory, RunStore
 
+if TYPE_CHECKING:  # built on first use: a run that needs no model or sandbox imports neither
+    from webtraj.llm import LLMClient
+    from webtraj.sites.base import Site
+    from webtraj.sites.oracle import Oracle
+
 OnScored = Callable[[Trajectory, list[Score]], None]
 
 
@@ -28,14 +33,14 @@ class RunEnvironments:
     """The `EvalEnv` of each trajectory of a run, one per distinct set of site URLs."""
 
     def __init__(self, info: RunInfo, *, llm: str | None = None, no_cache: bool = False,
-                 client: Any = None) -> None:
+                 client: LLMClient | None = None) -> None:
         self.info = info
         if client is None and llm:
             from webtraj.llm import LLMClient
 
             client = LLMClient.from_cli(llm, no_cache=no_cache)
         self.llm = client
-        self._sites: Any = None
+        self._sites: dict[str, Site] | None = None
         self._envs: dict[tuple[tuple[str, str], ...], EvalEnv] = {}
 
     def for_trajectory(self, trajectory: Trajectory | None = None) -> EvalEnv:
@@ -49,7 +54,7 @@ class RunEnvironments:
                                             oracle=self._oracle(urls), llm=self.llm)
         return env
 
-    def _oracle(self, urls: Mapping[str, str]) -> Any:
+    def _oracle(self, urls: Mapping[str, str]) -> Oracle | None:
         sandbox = self.info.sandbox
         if sandbox is None or not urls:
             return None

@@ -18,6 +18,10 @@ import orjson
 from webtraj.model import InputError
 from webtraj.runtime.no_gc import no_gc
 
+# One HAR 1.2 entry as the trace holds it (`{"request": ..., "response": ...}`): the
+# standard's JSON, read as is and checked where it is used.
+HarEntry = dict[str, Any]
+
 
 def load_trace(path: str | Path) -> list[dict[str, Any]]:
     """Entries of a HAR file, or of a Playwright trace (`.zip` or a `trace.network` file)."""

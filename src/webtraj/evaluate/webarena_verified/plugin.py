@@ -18,7 +18,7 @@ from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, Netwo
 from webtraj.evaluate.webarena_verified.context import TaskContext
 from webtraj.evaluate.webarena_verified.runner import build, task_type_of
 from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
-from webtraj.formats.har import load_trace
+from webtraj.formats.har import HarEntry
 from webtraj.model import InputError, Score, Trajectory
 
 
@@ -29,15 +29,11 @@ class WavEvaluator(SyncEvaluator):
         self._evaluator = build(self._config)
         self._env = env
 
-    def _entries(self, trajectory: Trajectory, artifacts: Path | None) -> Any:
+    def _entries(self, trajectory: Trajectory, artifacts: Path | None
+                 ) -> list[HarEntry] | None:
         if not trajectory.network_trace:
             return None
-        path = (artifacts or Path(".")) / trajectory.network_trace
-        key = ("har", str(path.resolve()))
-        if key not in self._env.memo:
-            self._env.memo.clear()  # keep one trace in memory at a time
-            self._env.memo[key] = load_trace(path)
-        return self._env.memo[key]
+        return self._env.traces.entries((artifacts or Path(".")) / trajectory.network_trace)
 
     def score(self, trajectory: Trajectory, artifacts: Path | None) -> list[Score]:
         task = trajectory.task

@@ -20,21 +20,25 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from webtraj.agents.plugins import options_model_of
 from webtraj.agents.protocol import Agent, AgentError
 from webtraj.agents.registry import check_agent_options
 from webtraj.model import InputError, Score, Task, Trajectory
+from webtraj.model.errors import from_validation_error
+from webtraj.model.run_settings import RunConfig
 from webtraj.report.summary import RunSummary, summarize
 from webtraj.store import RunStore
 
-__all__ = ["Run", "agent_spec", "rescore", "run"]
+__all__ = ["Run", "agent_spec", "rescore", "run", "run_config"]
 
 
 @dataclass(frozen=True)
@@ -108,34 +112,25 @@ def _write_tasks(tasks: Iterable[Task | Mapping[str, Any]], out: Path) -> Path:
 
 
 def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
-        agent: Agent | str, out: str | Path, suite: str | None = None,
-        agent_options: Mapping[str, Any] | BaseModel | None = None,
-        llm: str | None = None, workers: int = 1, episodes_per_worker: int = 1,
-        executor: Literal["local", "ray"] = "local", ray_address: str | None = None,
-        trials: int = 1, max_steps: int = 30, timeout_s: float = 300.0,
-        task_ids: Sequence[str] = (), seeds: Iterable[int] = (), limit: int | None = None,
-        today: str | None = None, seed: int = 0,
-        evaluators: Sequence[str | Mapping[str, Any]] = (), evaluate: bool = True,
-        screenshots: bool = True, allow_origins: Sequence[str] = (), no_cache: bool = False,
-        report: bool = True) -> Run:
+        agent: Agent | str, out: str | Path, report: bool = True, **settings: Any) -> Run:
     """Run `agent` on `tasks` (Task objects or dicts, or a JSONL/JSON task file) or on a
-    built-in `suite` ("booking", "miniwob"); store, score and report into `out` (run again
-    with the same `out` to resume). Bad agents, options or evaluators raise `InputError`
-    before any browser starts."""
-    from webtraj.evaluate.spec import parse_evaluator_spec
+    built-in `suite` ("booking", "miniwob", ...); store, score and report into `out` (run
+    again with the same `out` to resume). `settings` are the run's settings by the names
+    run.json records them (`RunConfig`, listed below; `webtraj run` has an option for
+    each), e.g. `workers=2`, `seeds=range(5)`, `evaluators=["constraints:steps=all"]`.
+    Unknown settings, bad values, agents, options or evaluators raise `InputError` before
+    any browser starts."""
     from webtraj.execute.run import execute_run
-    from webtraj.model.run import RunConfig
 
     out = Path(out)
-    if (tasks is None) == (suite is None):
+    config = run_config(settings, agent="-")
+    if (tasks is None) == (config.suite is None):
         raise InputError("give either tasks or a suite", field="tasks")
-    if isinstance(agent_options, BaseModel):
-        agent_options = agent_options.model_dump(mode="json")
-    options = dict(agent_options or {})
+    options = dict(config.agent_options)
     rebuilt = agent_spec(agent)
     local_agent: Agent | None = None
     if rebuilt is None:
-        if executor == "ray" or workers > 1 or episodes_per_worker > 1:
+        if config.executor == "ray" or config.workers > 1 or config.episodes_per_worker > 1:
             raise InputError(f"agent {type(agent).__qualname__} cannot be rebuilt in worker "
                              "processes (define its class in an importable module, with its "
                              "options in an `options` attribute), so it runs in this process: "
@@ -150,25 +145,62 @@ def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
         spec, own = rebuilt
         options = {**own, **options}
         check_agent_options(spec, options)
-    configs = tuple(parse_evaluator_spec(e) if isinstance(e, str) else dict(e)
-                    for e in evaluators)
     tasks_file = None
     if tasks is not None:
         tasks_file = str(tasks) if isinstance(tasks, str | Path) else str(
             _write_tasks(tasks, out))
-    config = RunConfig(suite=suite, tasks_file=tasks_file, task_ids=tuple(task_ids),
-                       limit=limit, agent=spec, agent_options=options, llm=llm,
-                       no_cache=no_cache, trials=trials, max_steps=max_steps, workers=workers,
-                       episodes_per_worker=episodes_per_worker,
-                       executor=executor, ray_address=ray_address, timeout_s=timeout_s,
-                       today=today, seed=seed, seeds=tuple(seeds), evaluate=evaluate,
-                       screenshots=screenshots, allow_origins=tuple(allow_origins),
-                       evaluators=configs)
+    config = config.model_copy(update={"agent": spec, "agent_options": options,
+                                       "tasks_file": tasks_file})
     try:
         store = execute_run(config, out, command="webtraj.api.run", agent=local_agent)
     except AgentError as exc:
         raise InputError(str(exc), field="agent") from None
     return _finish(store, report)
+
+
+def run_config(settings: Mapping[str, Any], *, agent: str) -> RunConfig:
+    """`settings` as the run's `RunConfig`: the Python spellings the model does not hold
+    (an options model, evaluator spec strings, any iterable for a tuple) are converted;
+    an unknown name or a bad value is an `InputError` naming the setting."""
+    from webtraj.evaluate.spec import parse_evaluator_spec
+
+    fields = RunConfig.model_fields
+    for name in settings:
+        if name not in fields or name in ("agent", "tasks_file"):
+            known = ", ".join(n for n in fields if n not in ("agent", "tasks_file"))
+            raise InputError(f"unknown setting {name!r} (the settings are: {known}; give "
+                             "a task file as `tasks`)", field=name)
+    values = dict(settings)
+    options = values.get("agent_options")
+    if isinstance(options, BaseModel):
+        values["agent_options"] = options.model_dump(mode="json")
+    if "evaluators" in values:
+        values["evaluators"] = tuple(parse_evaluator_spec(e) if isinstance(e, str) else dict(e)
+                                     for e in values["evaluators"])
+    for name, value in values.items():
+        if isinstance(value, os.PathLike):
+            values[name] = os.fspath(value)
+        elif name in ("task_ids", "seeds", "allow_origins") and not isinstance(value, str):
+            values[name] = tuple(value)
+    try:
+        return RunConfig.model_validate({**values, "agent": agent})
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+def _settings_doc() -> str:
+    """The settings `run` takes, with their defaults, from the one declaration."""
+    lines = ["", "", "Settings (default):", ""]
+    for name, field in RunConfig.model_fields.items():
+        if name in ("agent", "tasks_file"):
+            continue
+        default = field.get_default(call_default_factory=True)
+        lines.append(textwrap.fill(f"{name} ({default!r}): {field.description}", 88,
+                                   initial_indent="    ", subsequent_indent="        "))
+    return "\n".join(lines)
+
+
+run.__doc__ = (run.__doc__ or "") + _settings_doc()
 
 
 def rescore(run: Run | str | Path, evaluators: Sequence[str | Mapping[str, Any]] | None = None,

@@ -7,18 +7,18 @@ from pathlib import Path
 import typer
 
 from webtraj.cli.common import command_line, console, err_console, esc, fail
+from webtraj.cli.run_settings import setting
 
 
 def record(
     suite: str = typer.Option(None, "--suite", help="Built-in task suite: booking."),
-    tasks: Path = typer.Option(None, "--tasks", help="Task file (JSONL or JSON list)."),
+    tasks_file: Path = setting("tasks_file", "--tasks"),
     task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids."),
     url: str = typer.Option(None, "--url", help="Start URL of a one-off task (with --intent)."),
     intent: str = typer.Option(None, "--intent", help="What the one-off task asks."),
-    today: str = typer.Option(None, "--today", help="Sandbox 'today' (YYYY-MM-DD)."),
-    seed: int = typer.Option(0, "--seed"),
-    allow: list[str] = typer.Option(None, "--allow", help="Another origin the browser may "
-                                    "reach (repeatable); each task's start origin always is."),
+    today: str = setting("today"),
+    seed: int = setting("seed"),
+    allow_origins: list[str] = setting("allow_origins", "--allow", form="repeatable"),
     html: bool = typer.Option(False, "--html", help="Keep each step's HTML (needed by "
                               "`webtraj export mind2web`)."),
     headed: bool = typer.Option(None, "--headed/--headless", help="Show the browser "
@@ -28,7 +28,7 @@ def record(
     idle_ms: int = typer.Option(300, "--idle-ms", min=50, help="Quiet time after the "
                                 "person's input before the page is observed again."),
     timeout: float = typer.Option(3600.0, "--timeout", help="Seconds per task."),
-    no_eval: bool = typer.Option(False, "--no-eval", help="Store trajectories only."),
+    no_evaluate: bool = setting("evaluate", "--no-eval", negate=True),
     out: Path = typer.Option(..., "--out", help="Run directory (re-run to add recordings)."),
 ) -> None:
     """Record your own demonstration: a browser opens on each task's start page with the
@@ -45,17 +45,18 @@ def record(
     from webtraj.model.run import RunConfig
     from webtraj.record.session import RecordSettings
 
-    sources = sum(x is not None for x in (suite, tasks, url))
+    sources = sum(x is not None for x in (suite, tasks_file, url))
     if sources != 1:
         raise fail("give exactly one of --suite, --tasks or --url (with --intent)")
     if (url is None) != (intent is None):
         raise fail("--url and --intent go together")
     try:
         extra = [url_task(url, intent)] if url else []
-        config = RunConfig(suite=suite, tasks_file=str(tasks) if tasks else None,
+        config = RunConfig(suite=suite, tasks_file=str(tasks_file) if tasks_file else None,
                            agent="human", today=today, seed=seed, timeout_s=timeout,
                            task_ids=tuple(t for t in (task_ids or "").split(",") if t),
-                           allow_origins=tuple(allow or ()), evaluate=not no_eval)
+                           allow_origins=tuple(allow_origins or ()),
+                           evaluate=not no_evaluate)
         settings = RecordSettings(idle_ms=idle_ms, timeout_s=timeout, html=html)
     except ValueError as exc:
         raise fail(str(exc)) from None

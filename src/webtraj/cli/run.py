@@ -9,6 +9,7 @@ import typer
 
 from webtraj.cli.common import UsageError, command_line, console, err_console, esc, fail
 from webtraj.cli.progress import JobProgress
+from webtraj.cli.run_settings import setting
 from webtraj.model.errors import require_extra
 
 if TYPE_CHECKING:
@@ -16,69 +17,46 @@ if TYPE_CHECKING:
 
 
 def run(
-    suite: str = typer.Option(None, "--suite", help="Built-in task suite (`webtraj sites list`"
-                              "): booking | miniwob | webarena-verified."),
-    tasks: Path = typer.Option(None, "--tasks", help="Task file (JSONL or JSON list)."),
-    agent: str = typer.Option(..., "--agent", help="replay | heuristic | llm | mindact, an "
-                              "installed plug-in's name, or your own pkg.module:Class"),
+    suite: str = setting("suite"),
+    tasks_file: Path = setting("tasks_file", "--tasks"),
+    agent: str = setting("agent"),
     agent_option: list[str] = typer.Option(None, "--agent-option", help="key=value for the "
                                            "agent's options (repeatable; JSON values parsed)."),
-    agent_options: Path = typer.Option(None, "--agent-options", help="JSON or YAML file of "
-                                       "agent options (--agent-option wins)."),
+    agent_options_file: Path = typer.Option(None, "--agent-options", help="JSON or YAML file "
+                                            "of agent options (--agent-option wins)."),
     action_set: str = typer.Option(None, "--action-set", help="ids | coords | both: act by "
                                    "element id (default), at viewport coordinates, or both "
                                    "(the agent's `action_set` option; llm agent)."),
-    evaluator: list[str] = typer.Option(None, "--evaluator", help="NAME[:key=value,...] or "
-                                        "pkg.mod:Class[:key=value,...], repeatable; besides "
-                                        "each task's own evaluators."),
-    llm: str = typer.Option(None, "--llm", help="Model spec: base_url=...,model=...[,k=v]"),
-    trials: int = typer.Option(1, "--trials", min=1),
-    max_steps: int = typer.Option(30, "--max-steps", min=1),
-    workers: int = typer.Option(1, "--workers", min=1, help="Parallel browsers."),
-    episodes_per_worker: int = typer.Option(
-        1, "--episodes-per-worker", min=1, help="Episodes each worker runs at once, in "
-        "separate contexts of its browser (most of an episode is waiting: 2-4 keep a core "
-        "busy)."),
-    executor: str = typer.Option("local", "--executor", help="local | ray"),
-    ray_address: str = typer.Option(None, "--ray-address"),
-    timeout: float = typer.Option(300.0, "--timeout", help="Seconds per episode."),
-    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids (MiniWoB++: "
-                                 "task names such as click-button, or miniwob/NAME/SEED)."),
-    seeds: str = typer.Option(None, "--seeds", help="MiniWoB++ seeds, e.g. 0-9 or 0,3,5 "
-                              "(default 0)."),
-    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N tasks."),
-    today: str = typer.Option(None, "--today", help="Sandbox 'today' (YYYY-MM-DD)."),
-    seed: int = typer.Option(0, "--seed"),
-    no_eval: bool = typer.Option(False, "--no-eval", help="Store trajectories only."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM cache."),
-    allow: list[str] = typer.Option(None, "--allow", help="Another origin the browser may "
-                                    "reach (repeatable); each task's start origin always is."),
-    sandbox_host: str = typer.Option("127.0.0.1", "--sandbox-host", help="Address to serve "
-                                     "the sandbox sites on: one a Ray cluster's other machines "
-                                     "reach (default loopback: this machine only)."),
-    screenshot_format: str = typer.Option(
-        "png", "--screenshot-format", help="png (lossless, default) | jpeg | webp: the lossy "
-        "formats are smaller and a little faster; check your judges' results before relying on "
-        "them."),
-    screenshot_quality: int = typer.Option(80, "--screenshot-quality", min=1, max=100,
-                                           help="Quality of jpeg/webp screenshots."),
-    set_of_marks: bool = typer.Option(False, "--set-of-marks", help="Also store each step's "
-                                      "screenshot with every element id drawn at its box "
-                                      "(step-NNN.som.png), for vision agents and VLM judges."),
+    evaluators: list[str] = setting("evaluators", "--evaluator", form="repeatable"),
+    llm: str = setting("llm"),
+    trials: int = setting("trials"),
+    max_steps: int = setting("max_steps"),
+    workers: int = setting("workers"),
+    episodes_per_worker: int = setting("episodes_per_worker"),
+    executor: str = setting("executor"),
+    ray_address: str = setting("ray_address"),
+    timeout_s: float = setting("timeout_s", "--timeout"),
+    task_ids: str = setting("task_ids", form="comma-separated"),
+    seeds: str = setting("seeds", form="e.g. 0-9 or 0,3,5"),
+    limit: int = setting("limit"),
+    today: str = setting("today"),
+    seed: int = setting("seed"),
+    no_evaluate: bool = setting("evaluate", "--no-eval", negate=True),
+    no_screenshots: bool = setting("screenshots", "--no-screenshots", negate=True),
+    no_cache: bool = setting("no_cache"),
+    allow_origins: list[str] = setting("allow_origins", "--allow", form="repeatable"),
+    sandbox_host: str = setting("sandbox_host"),
+    screenshot_format: str = setting("screenshot_format"),
+    screenshot_quality: int = setting("screenshot_quality"),
+    set_of_marks: bool = setting("set_of_marks"),
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
-    site_urls: Path = typer.Option(None, "--site-urls", help="WebArena-Verified: JSON mapping "
-                                   "its sites (shopping, __GITLAB__, ...) to your deployment's "
-                                   "base URLs; the browser reaches only those origins."),
-    accounts: Path = typer.Option(None, "--accounts", help="WebArena-Verified: JSON of the "
-                                  "accounts to log in with per site (default: the official "
-                                  "deployment's; see docs/webarena-verified.md)."),
-    subset: str = typer.Option(None, "--subset", help="WebArena-Verified: full (default) | "
-                               "hard."),
-    reset_cmd: list[str] = typer.Option(None, "--reset-cmd", help="SITE=COMMAND (repeatable): "
-                                        "a shell command that resets the site, run before each "
-                                        "task that changes it (those run one at a time)."),
+    site_urls_file: Path = setting("site_urls_file", "--site-urls"),
+    accounts_file: Path = setting("accounts_file", "--accounts"),
+    subset: str = setting("subset"),
+    reset_cmds: list[str] = setting("reset_cmds", "--reset-cmd", form="SITE=COMMAND, "
+                                    "repeatable"),
     out: Path = typer.Option(..., "--out", help="Run directory. Running again with the same "
                              "settings resumes it; other settings (agent and options, model and "
                              "its parameters, "
@@ -120,7 +98,7 @@ def run(
     except InputError as exc:
         raise fail(str(exc)) from None
     try:
-        options = load_options_file(agent_options) if agent_options else {}
+        options = load_options_file(agent_options_file) if agent_options_file else {}
         options.update(parse_option_pairs(agent_option or []))
         if action_set is not None:
             from webtraj.model.action import ActionSet
@@ -134,18 +112,19 @@ def run(
 
             seed_list = parse_seeds(seeds)
         config = RunConfig(
-            suite=suite, tasks_file=str(tasks) if tasks else None, agent=agent, llm=llm,
-            trials=trials, max_steps=max_steps, workers=workers, executor=executor,
-            episodes_per_worker=episodes_per_worker,
-            ray_address=ray_address, timeout_s=timeout, limit=limit, today=today, seed=seed,
-            task_ids=tuple(t for t in (task_ids or "").split(",") if t), evaluate=not no_eval,
-            no_cache=no_cache, allow_origins=tuple(allow or ()), sandbox_host=sandbox_host,
+            suite=suite, tasks_file=str(tasks_file) if tasks_file else None, agent=agent,
+            llm=llm, trials=trials, max_steps=max_steps, workers=workers, executor=executor,
+            episodes_per_worker=episodes_per_worker, ray_address=ray_address,
+            timeout_s=timeout_s, limit=limit, today=today, seed=seed,
+            task_ids=tuple(t for t in (task_ids or "").split(",") if t),
+            evaluate=not no_evaluate, screenshots=not no_screenshots, no_cache=no_cache,
+            allow_origins=tuple(allow_origins or ()), sandbox_host=sandbox_host,
             agent_options=options, seeds=seed_list, screenshot_format=screenshot_format,
             screenshot_quality=screenshot_quality, set_of_marks=set_of_marks,
-            site_urls_file=str(site_urls) if site_urls else None, subset=subset,
-            accounts_file=str(accounts) if accounts else None,
-            reset_cmds=_reset_cmds(reset_cmd or []),
-            evaluators=tuple(parse_evaluator_spec(e) for e in evaluator or ()))
+            site_urls_file=str(site_urls_file) if site_urls_file else None, subset=subset,
+            accounts_file=str(accounts_file) if accounts_file else None,
+            reset_cmds=_reset_cmds(reset_cmds or []),
+            evaluators=tuple(parse_evaluator_spec(e) for e in evaluators or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None
     if executor == "ray":

@@ -17,55 +17,10 @@ from pydantic import Field, JsonValue, ValidationError, model_validator
 
 from webtraj import __version__
 from webtraj.model.base import Document, FrozenModel
+from webtraj.model.run_settings import DefiningSettings, RunConfig
 
-
-class RunConfig(FrozenModel):
-    """The settings `webtraj run` was given (what a resumed run runs again)."""
-
-    suite: str | None = None
-    tasks_file: str | None = None
-    task_ids: tuple[str, ...] = ()
-    limit: int | None = Field(default=None, ge=1)
-    agent: str
-    agent_options: dict[str, JsonValue] = Field(default_factory=dict)
-    # The model spec string (`base_url=...,model=...`); keys are refused inline, so none here.
-    llm: str | None = None
-    no_cache: bool = False
-    trials: int = Field(default=1, ge=1)
-    max_steps: int = Field(default=30, ge=1)
-    workers: int = Field(default=1, ge=1)
-    # Episodes each worker runs at once, in separate contexts of its one browser.
-    episodes_per_worker: int = Field(default=1, ge=1)
-    executor: Literal["local", "ray"] = "local"
-    ray_address: str | None = None
-    timeout_s: float = Field(default=300.0, gt=0)
-    today: str | None = None
-    seed: int = 0
-    # Seeds of the task instances, for suites whose tasks are drawn from a seed (MiniWoB++).
-    seeds: tuple[int, ...] = ()
-    evaluate: bool = True
-    screenshots: bool = True
-    # PNG keeps every pixel; JPEG and WebP (with this quality) are smaller and lossy.
-    screenshot_format: Literal["png", "jpeg", "webp"] = "png"
-    screenshot_quality: int = Field(default=80, ge=1, le=100)
-    # A second screenshot per step with every element id drawn at its box (set-of-marks).
-    set_of_marks: bool = False
-    # Origins the browser may reach besides each task's start URL origin.
-    allow_origins: tuple[str, ...] = ()
-    # Address the sandbox sites are served on (and named by in task URLs): loopback unless a
-    # Ray cluster's workers on other machines must reach them.
-    sandbox_host: str = "127.0.0.1"
-    # WebArena-Verified: the dataset subset (full | hard) and the JSON file mapping its sites
-    # (`__SHOPPING__`, `gitlab`, ...) to the deployment's base URLs.
-    subset: str | None = None
-    site_urls_file: str | None = None
-    # WebArena-Verified: JSON of the accounts to log in with per site (default: the official
-    # deployment's); the file's path only, never its passwords.
-    accounts_file: str | None = None
-    # Per site, a shell command that resets it; run before each task that changes the site.
-    reset_cmds: dict[str, str] = Field(default_factory=dict)
-    # Evaluators run on every trajectory besides those its task declares.
-    evaluators: tuple[dict[str, JsonValue], ...] = ()
+__all__ = ["DefiningSettings", "ModelInfo", "RunConfig", "RunDefinition", "RunInfo",
+           "SandboxInfo"]
 
 
 class SandboxInfo(FrozenModel):
@@ -86,9 +41,11 @@ class ModelInfo(FrozenModel):
     profile: str | None = None
 
 
-class RunDefinition(FrozenModel):
-    """The settings that define a run's episodes and their scores. Writing into a run with
-    other ones would mix two experiments under one name, so it is refused (`differences`).
+class RunDefinition(DefiningSettings):
+    """The settings that define a run's episodes and their scores (`DefiningSettings`, as
+    the command gave them), with the model the agent's `llm` spec resolved to and the digest
+    of its tasks file. Writing into a run with other ones would mix two experiments under
+    one name, so it is refused (`differences`).
 
     Settings that only choose which episodes run (task ids, --limit, trials, seeds) or how
     fast (workers, executor, timeout, screenshot encoding) are not part of it. `today` is
@@ -96,30 +53,19 @@ class RunDefinition(FrozenModel):
     `tasks_digest` of None (a run written before digests were kept) is not compared."""
 
     kind: Literal["run", "record"] = "run"
-    agent: str
-    agent_options: dict[str, JsonValue] = Field(default_factory=dict)
     # The agent's model: model name and sampling parameters are compared (not its endpoint,
     # which may move when a server restarts; nor retries or timeouts).
     model: ModelInfo | None = None
-    max_steps: int
-    evaluators: tuple[dict[str, JsonValue], ...] = ()
-    evaluate: bool = True
-    suite: str | None = None
     # sha256 of the tasks file's bytes: the same path holding other tasks is another run.
     tasks_digest: str | None = None
-    today: str | None = None
-    seed: int = 0
-    allow_origins: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, config: RunConfig, *, kind: Literal["run", "record"] = "run",
            model: ModelInfo | None = None, tasks_digest: str | None = None) -> RunDefinition:
         """`model`: `config.llm` resolved (by the llm layer, which this layer cannot use)."""
-        return cls(kind=kind, agent=config.agent, agent_options=config.agent_options,
-                   model=model, max_steps=config.max_steps, evaluators=config.evaluators,
-                   evaluate=config.evaluate, suite=config.suite, tasks_digest=tasks_digest,
-                   today=config.today, seed=config.seed,
-                   allow_origins=tuple(sorted(config.allow_origins)))
+        defining = {name: getattr(config, name) for name in DefiningSettings.model_fields}
+        defining["allow_origins"] = tuple(sorted(config.allow_origins))
+        return cls(kind=kind, model=model, tasks_digest=tasks_digest, **defining)
 
     def differences(self, wanted: RunDefinition) -> list[str]:
         """What `wanted` (this command) changes of this (the run's) definition, one line per

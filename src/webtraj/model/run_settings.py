@@ -1,0 +1,90 @@
+"""The settings of a run, declared once: each field's name, default, bounds and description
+are what `webtraj run` offers (its options take their defaults and help from here), what
+the Python API's `run(**settings)` accepts, and what run.json records (`RunInfo.settings`;
+`RunDefinition` keeps the defining part, `DefiningSettings`).
+
+Descriptions are written for both readers: they are the `--help` text of the option and the
+API's documentation of the keyword."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, JsonValue
+
+from webtraj.model.base import FrozenModel
+
+
+class DefiningSettings(FrozenModel):
+    """The settings that define a run's episodes and their scores: a later command writing
+    into the run must give the same ones (`RunDefinition.differences`)."""
+
+    agent: str = Field(description="replay | heuristic | llm | mindact, an installed "
+                       "plug-in's name, or your own pkg.module:Class.")
+    agent_options: dict[str, JsonValue] = Field(
+        default_factory=dict, description="The agent's options, checked against its Options "
+        "model before any browser starts.")
+    max_steps: int = Field(default=30, ge=1, description="Steps an episode may take before "
+                           "it is ended.")
+    evaluators: tuple[dict[str, JsonValue], ...] = Field(
+        default=(), description="Evaluators run on every trajectory besides each task's own: "
+        "NAME[:key=value,...] or pkg.mod:Class[:key=value,...].")
+    evaluate: bool = Field(default=True, description="Score each trajectory as it is stored.")
+    suite: str | None = Field(default=None, description="Built-in task suite (`webtraj sites "
+                              "list`): booking | miniwob | webarena-verified.")
+    today: str | None = Field(default=None, description="Sandbox 'today' (YYYY-MM-DD); a "
+                              "resumed run keeps its own.")
+    seed: int = Field(default=0, description="Sandbox seed (the sites' generated content).")
+    allow_origins: tuple[str, ...] = Field(
+        default=(), description="Other origins the browser may reach; each task's start "
+        "origin always is.")
+
+
+class RunConfig(DefiningSettings):
+    """Every setting of a run (what a resumed run runs again): the defining ones and those
+    that only choose which episodes run or how."""
+
+    tasks_file: str | None = Field(default=None, description="Task file (JSONL or JSON list).")
+    task_ids: tuple[str, ...] = Field(
+        default=(), description="Only these task ids (MiniWoB++: task names such as "
+        "click-button, or miniwob/NAME/SEED).")
+    limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
+    # The model spec string; keys are refused inline, so none is ever recorded here.
+    llm: str | None = Field(default=None, description="Model spec: "
+                            "base_url=...,model=...[,k=v]")
+    no_cache: bool = Field(default=False, description="Bypass the LLM cache.")
+    trials: int = Field(default=1, ge=1, description="Episodes per task.")
+    workers: int = Field(default=1, ge=1, description="Parallel browsers.")
+    episodes_per_worker: int = Field(
+        default=1, ge=1, description="Episodes each worker runs at once, in separate "
+        "contexts of its browser (most of an episode is waiting: 2-4 keep a core busy).")
+    executor: Literal["local", "ray"] = Field(default="local", description="local | ray")
+    ray_address: str | None = Field(default=None, description="Ray cluster to join "
+                                    "(default: start one on this machine).")
+    timeout_s: float = Field(default=300.0, gt=0, description="Seconds per episode.")
+    seeds: tuple[int, ...] = Field(default=(), description="MiniWoB++ seeds (default 0).")
+    screenshots: bool = Field(default=True, description="Store each step's screenshot.")
+    screenshot_format: Literal["png", "jpeg", "webp"] = Field(
+        default="png", description="png (lossless, default) | jpeg | webp: the lossy formats "
+        "are smaller and a little faster; check your judges' results before relying on them.")
+    screenshot_quality: int = Field(default=80, ge=1, le=100,
+                                    description="Quality of jpeg/webp screenshots.")
+    set_of_marks: bool = Field(
+        default=False, description="Also store each step's screenshot with every element id "
+        "drawn at its box (step-NNN.som.png), for vision agents and VLM judges.")
+    sandbox_host: str = Field(
+        default="127.0.0.1", description="Address to serve the sandbox sites on: one a Ray "
+        "cluster's other machines reach (default loopback: this machine only).")
+    subset: str | None = Field(default=None, description="WebArena-Verified: full (default) | "
+                               "hard.")
+    site_urls_file: str | None = Field(
+        default=None, description="WebArena-Verified: JSON mapping its sites (shopping, "
+        "__GITLAB__, ...) to your deployment's base URLs; the browser reaches only those "
+        "origins.")
+    # The file's path only, never its passwords.
+    accounts_file: str | None = Field(
+        default=None, description="WebArena-Verified: JSON of the accounts to log in with per "
+        "site (default: the official deployment's; see docs/webarena-verified.md).")
+    reset_cmds: dict[str, str] = Field(
+        default_factory=dict, description="Per site, a shell command that resets it, run "
+        "before each task that changes it (those run one at a time).")

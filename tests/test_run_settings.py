@@ -1,0 +1,133 @@
+"""Run settings are declared once (`RunConfig`): `webtraj run` and `record` offer them with
+the model's defaults, bounds and help, the Python API takes them by the model's names, and a
+run made either way records the same settings and definition."""
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import webtraj.api as wt
+from factories import SANDBOX_TODAY
+from webtraj.cli.app import app
+from webtraj.model import InputError
+from webtraj.model.run import RunConfig, RunDefinition
+
+FIELDS = RunConfig.model_fields
+# Options of the commands that are not one run setting, and why.
+NOT_SETTINGS = {
+    "run": {"agent_option": "pairs merged into agent_options",
+            "agent_options_file": "a file read into agent_options",
+            "action_set": "an option of the llm agent (agent_options['action_set'])",
+            "prices": "read when the run's cost is shown, not part of the run",
+            "out": "where the run is", "new": "what to do with a run already there"},
+    "record": {"suite": "record's own help (a person records booking tasks)",
+               "task_ids": "record's own help (no MiniWoB++ ids)",
+               "timeout": "a person's time per task (RecordSettings), not an episode's",
+               "url": "a one-off task", "intent": "a one-off task", "html": "RecordSettings",
+               "headed": "the recording window", "cdp_port": "the recording window",
+               "idle_ms": "RecordSettings", "out": "where the run is"},
+}
+
+
+def _options(command: str) -> dict:
+    group = typer.main.get_command(app)
+    cmd = group.get_command(click.Context(group), command)
+    found = {p.name: p for p in cmd.params if p.param_type_name == "option"}
+    assert "out" in found, f"webtraj {command}'s options not found"
+    return found
+
+
+def _setting_of(param: str) -> tuple[str, bool] | None:
+    """(field, negated) for a parameter named after a field, or `no_` and a field."""
+    if param in FIELDS:
+        return param, False
+    if param.startswith("no_") and param[3:] in FIELDS:
+        return param[3:], True
+    return None
+
+
+@pytest.mark.parametrize("command", ["run", "record"])
+def test_each_option_is_a_setting_with_the_models_default_bounds_and_help(command):
+    for name, option in _options(command).items():
+        found = _setting_of(name)
+        if found is None:
+            assert name in NOT_SETTINGS[command], f"--{name}: neither a setting nor listed"
+            continue
+        field_name, negated = found
+        if name in NOT_SETTINGS[command]:
+            continue
+        field = FIELDS[field_name]
+        assert option.secondary_opts == [], f"{option.opts}: no --no-X twin"
+        text = field.description.rstrip(".")
+        if negated:
+            text = f"Do not {text[0].lower()}{text[1:]}"
+            assert field.annotation is bool and field.default is True, name
+            assert option.default is False and option.is_flag, name
+        elif field.is_required():
+            assert option.required, name
+        else:
+            default = field.get_default(call_default_factory=True)
+            assert option.default == (None if default in ((), {}) else default), name
+        assert (option.help or "").startswith(text), (name, option.help)
+        for rule in field.metadata:
+            if hasattr(rule, "ge"):
+                assert option.min == rule.ge, name
+            if hasattr(rule, "le"):
+                assert option.max == rule.le, name
+
+
+def test_every_setting_has_an_option_of_webtraj_run():
+    offered = {found[0] for name in _options("run") if (found := _setting_of(name))}
+    missing = set(FIELDS) - offered
+    # agent_options is spelled as --agent-option pairs and an --agent-options file.
+    assert missing == {"agent_options"}
+    assert {"agent_option", "agent_options_file"} <= set(_options("run"))
+
+
+def test_the_api_takes_the_settings_by_the_models_names():
+    config = wt.run_config({"seeds": range(2), "task_ids": ["a"], "max_steps": 4,
+                            "evaluators": ["constraints:steps=all"],
+                            "site_urls_file": Path("urls.json")}, agent="heuristic")
+    assert config.seeds == (0, 1) and config.task_ids == ("a",) and config.max_steps == 4
+    assert config.evaluators == ({"evaluator": "constraints", "steps": "all"},)
+    assert config.site_urls_file == "urls.json"
+    assert config.workers == FIELDS["workers"].default
+    with pytest.raises(InputError, match="unknown setting 'max_step'") as err:
+        wt.run_config({"max_step": 4}, agent="heuristic")
+    assert err.value.field == "max_step"
+    with pytest.raises(InputError, match="greater than or equal to 1") as err:
+        wt.run_config({"workers": 0}, agent="heuristic")
+    assert err.value.field == "workers"
+    with pytest.raises(InputError, match="unknown setting 'tasks_file'"):
+        wt.run_config({"tasks_file": "tasks.jsonl"}, agent="heuristic")
+    # help(wt.run) lists every setting with its default, from the same fields.
+    for name, field in FIELDS.items():
+        if name not in ("agent", "tasks_file"):
+            assert f"    {name} (" in wt.run.__doc__, name
+
+
+def test_a_run_from_the_cli_and_from_the_api_records_the_same_settings(tmp_path):
+    """The same settings, given as options and as keywords (some the API did not take before:
+    screenshot encoding, the sandbox host), are recorded alike in run.json."""
+    cli_out, api_out = tmp_path / "cli", tmp_path / "api"
+    res = CliRunner().invoke(app, [
+        "run", "--suite", "booking", "--agent", "replay", "--today", SANDBOX_TODAY,
+        "--task-ids", "booking.hotels.01", "--max-steps", "12", "--seed", "1",
+        "--screenshot-format", "jpeg", "--screenshot-quality", "50",
+        "--sandbox-host", "127.0.0.1", "--allow", "http://127.0.0.1:9",
+        "--timeout", "120", "--out", str(cli_out)])
+    assert res.exit_code == 0, res.output
+    wt.run(suite="booking", agent="replay", today=SANDBOX_TODAY,
+           task_ids=["booking.hotels.01"], max_steps=12, seed=1, screenshot_format="jpeg",
+           screenshot_quality=50, sandbox_host="127.0.0.1",
+           allow_origins=["http://127.0.0.1:9"], timeout_s=120, out=api_out, report=False)
+    cli, api = (json.loads((out / "run.json").read_bytes()) for out in (cli_out, api_out))
+    assert cli["settings"] == api["settings"]
+    assert cli["settings"]["screenshot_format"] == "jpeg"
+    assert cli["definition"] == api["definition"]
+    assert RunDefinition.model_validate(cli["definition"]).max_steps == 12
+    assert cli["sandbox"] == api["sandbox"]

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 import webtraj.api as wt
 from factories import SANDBOX_TODAY
 from webtraj.cli.app import app
+from webtraj.cli.run_settings import setting_of, settings_table
 from webtraj.model import InputError
 from webtraj.model.run import RunConfig, RunDefinition
 
@@ -41,19 +42,10 @@ def _options(command: str) -> dict:
     return found
 
 
-def _setting_of(param: str) -> tuple[str, bool] | None:
-    """(field, negated) for a parameter named after a field, or `no_` and a field."""
-    if param in FIELDS:
-        return param, False
-    if param.startswith("no_") and param[3:] in FIELDS:
-        return param[3:], True
-    return None
-
-
 @pytest.mark.parametrize("command", ["run", "record"])
 def test_each_option_is_a_setting_with_the_models_default_bounds_and_help(command):
     for name, option in _options(command).items():
-        found = _setting_of(name)
+        found = setting_of(name)
         if found is None:
             assert name in NOT_SETTINGS[command], f"--{name}: neither a setting nor listed"
             continue
@@ -81,7 +73,7 @@ def test_each_option_is_a_setting_with_the_models_default_bounds_and_help(comman
 
 
 def test_every_setting_has_an_option_of_webtraj_run():
-    offered = {found[0] for name in _options("run") if (found := _setting_of(name))}
+    offered = {found[0] for name in _options("run") if (found := setting_of(name))}
     missing = set(FIELDS) - offered
     # agent_options is spelled as --agent-option pairs and an --agent-options file.
     assert missing == {"agent_options"}
@@ -105,7 +97,7 @@ def test_the_api_takes_the_settings_by_the_models_names():
     with pytest.raises(InputError, match="unknown setting 'tasks_file'"):
         wt.run_config({"tasks_file": "tasks.jsonl"}, agent="heuristic")
     # help(wt.run) lists every setting with its default, from the same fields.
-    for name, field in FIELDS.items():
+    for name in FIELDS:
         if name not in ("agent", "tasks_file"):
             assert f"    {name} (" in wt.run.__doc__, name
 
@@ -131,3 +123,13 @@ def test_a_run_from_the_cli_and_from_the_api_records_the_same_settings(tmp_path)
     assert cli["definition"] == api["definition"]
     assert RunDefinition.model_validate(cli["definition"]).max_steps == 12
     assert cli["sandbox"] == api["sandbox"]
+
+
+def test_the_docs_list_the_settings_as_declared():
+    text = (Path(__file__).parent.parent / "docs" / "reference.md").read_text()
+    start = text.index("-->\n", text.index("<!-- run-settings:")) + 4
+    table = text[start:text.index("<!-- /run-settings -->")]
+    assert table == settings_table(), (
+        "docs/reference.md's run settings table is out of date: replace it with "
+        "webtraj.cli.run_settings.settings_table()'s output")
+    assert "| `--max-steps` | `max_steps` | `30` |" in table

@@ -38,6 +38,17 @@ def setting_default(name: str, *, negate: bool = False) -> Any:
     return None if default in ((), {}) else default
 
 
+def setting_of(param: str) -> tuple[str, bool] | None:
+    """(setting, negated) of an option's parameter: named after the setting, or `no_` and
+    the setting for a flag that turns it off; None for an option that is no setting."""
+    fields = RunConfig.model_fields
+    if param in fields:
+        return param, False
+    if param.startswith("no_") and param[3:] in fields:
+        return param[3:], True
+    return None
+
+
 def setting(name: str, *flags: str, form: str = "", negate: bool = False) -> Any:
     """A typer option for the run setting `name` (the parameter must be named so too; a
     `--no-X` one `no_` and the name). `flags` default to the name's (`--max-steps`)."""
@@ -50,3 +61,33 @@ def setting(name: str, *flags: str, form: str = "", negate: bool = False) -> Any
     flags = flags or (f"--{name.replace('_', '-')}",)
     return typer.Option(setting_default(name, negate=negate), *flags,
                         help=setting_help(name, form=form, negate=negate), **bounds)
+
+
+def settings_table() -> str:
+    """The run settings as a Markdown table (docs/reference.md holds it; a test checks it is
+    current): each field's `webtraj run` option(s), its keyword in `webtraj.api.run`, its
+    default and its description."""
+    from webtraj.cli.run import run
+
+    app = typer.Typer()
+    app.command()(run)
+    params = [p for p in typer.main.get_command(app).params if p.param_type_name == "option"]
+    flags: dict[str, list[str]] = {}
+    for p in params:
+        found = setting_of(p.name)
+        name = found[0] if found else _OPTIONS_OF.get(p.name, p.name)
+        flags.setdefault(name, []).extend(p.opts)
+    keyword = {"agent": "`agent` (a spec or an agent object)",
+               "tasks_file": "`tasks` (a path, or the tasks themselves)"}
+    rows = ["| `webtraj run` | `webtraj.api.run` | default | what |", "| --- | --- | --- | --- |"]
+    for name, field in RunConfig.model_fields.items():
+        default = "required" if field.is_required() else \
+            f"`{field.get_default(call_default_factory=True)!r}`"
+        options = ", ".join(f"`{f}`" for f in flags.get(name, ()))
+        text = (field.description or "").replace("|", "\\|").replace("__", "\\_\\_")
+        rows.append(f"| {options} | {keyword.get(name, f'`{name}`')} | {default} | {text} |")
+    return "\n".join(rows) + "\n"
+
+
+# Options that spell one setting in several (agent options as pairs and as a file).
+_OPTIONS_OF = {"agent_option": "agent_options", "agent_options_file": "agent_options"}

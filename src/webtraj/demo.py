@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         if out.exists():
             shutil.rmtree(out)
         config = RunConfig(suite="booking", agent=agent, workers=args.workers, task_ids=ids,
-                           today=args.today, max_steps=30)
+                           today=args.today)
         console.rule(f"{agent} agent on {'all' if args.full else len(ids)} booking tasks")
         with execute_run(config, out, command=f"make demo ({agent})") as store:
             console.print(outcome_table(store))

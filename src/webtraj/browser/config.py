@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 
 from webtraj.model.base import FrozenModel
+from webtraj.model.run_settings import ScreenshotFormat, run_default
 
 
 class FormLogin(FrozenModel):
@@ -48,8 +49,8 @@ class EnvConfig(FrozenModel):
     visible_only: bool = False
     screenshot: bool = True
     # PNG is lossless (encoded for speed, same pixels); JPEG/WebP are smaller and lossy.
-    screenshot_format: Literal["png", "jpeg", "webp"] = "png"
-    screenshot_quality: int = Field(default=80, ge=1, le=100)
+    screenshot_format: ScreenshotFormat = run_default("screenshot_format")
+    screenshot_quality: int = Field(default=run_default("screenshot_quality"), ge=1, le=100)
     full_page_screenshot: bool = False
     html: bool = False
     # Parsed JSON-LD of the page (what rule judges read as structured data).

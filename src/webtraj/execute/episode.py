@@ -22,6 +22,7 @@ from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.jsonfile import read_journal
+from webtraj.model.run_settings import run_default
 from webtraj.model.task import Task
 from webtraj.model.trajectory import (
     Observation,
@@ -47,9 +48,9 @@ class EpisodeSpec(FrozenModel):
     task: Task
     trial: int = 0
     agent: str
-    max_steps: int = 30
-    timeout_s: float = 300.0
-    screenshots: bool = True
+    max_steps: int = run_default("max_steps")
+    timeout_s: float = run_default("timeout_s")
+    screenshots: bool = run_default("screenshots")
     html: bool = False
     # Responses whose bodies the HAR keeps (URL regexes; what the task's evaluators read).
     response_body_urls: tuple[str, ...] = ()

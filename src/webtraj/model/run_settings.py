@@ -8,11 +8,14 @@ API's documentation of the keyword."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, JsonValue
 
 from webtraj.model.base import FrozenModel
+
+# How step screenshots are encoded: PNG keeps every pixel; JPEG and WebP are smaller, lossy.
+ScreenshotFormat = Literal["png", "jpeg", "webp"]
 
 
 class DefiningSettings(FrozenModel):
@@ -64,7 +67,7 @@ class RunConfig(DefiningSettings):
     timeout_s: float = Field(default=300.0, gt=0, description="Seconds per episode.")
     seeds: tuple[int, ...] = Field(default=(), description="MiniWoB++ seeds (default 0).")
     screenshots: bool = Field(default=True, description="Store each step's screenshot.")
-    screenshot_format: Literal["png", "jpeg", "webp"] = Field(
+    screenshot_format: ScreenshotFormat = Field(
         default="png", description="png (lossless, default) | jpeg | webp: the lossy formats "
         "are smaller and a little faster; check your judges' results before relying on them.")
     screenshot_quality: int = Field(default=80, ge=1, le=100,
@@ -88,3 +91,10 @@ class RunConfig(DefiningSettings):
     reset_cmds: dict[str, str] = Field(
         default_factory=dict, description="Per site, a shell command that resets it, run "
         "before each task that changes it (those run one at a time).")
+
+
+def run_default(name: str) -> Any:
+    """The default of the run setting `name`, for the models that carry a setting on (an
+    episode's spec, the browser's config, a distill recipe's rollouts) without declaring
+    it again."""
+    return RunConfig.model_fields[name].get_default(call_default_factory=True)

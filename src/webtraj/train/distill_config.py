@@ -16,6 +16,7 @@ from pydantic import Field, ValidationError
 
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError, from_validation_error
+from webtraj.model.run_settings import run_default
 from webtraj.train.config import TrainSettings
 
 DataChoice = Literal["success", "all", "partial"]
@@ -24,9 +25,9 @@ DataChoice = Literal["success", "all", "partial"]
 class Rollouts(FrozenModel):
     agent: str = "llm"
     llm: str | None = None
-    max_steps: int = Field(default=30, ge=1)
-    trials: int = Field(default=1, ge=1)
-    workers: int = Field(default=1, ge=1)
+    max_steps: int = Field(default=run_default("max_steps"), ge=1)
+    trials: int = Field(default=run_default("trials"), ge=1)
+    workers: int = Field(default=run_default("workers"), ge=1)
 
 
 class StudentServe(FrozenModel):

@@ -184,7 +184,8 @@ def child_floor(root: str, out: str) -> None:
 
 
 def child_curate(root: str, out: str, executor: str, chunk_size: str = "256") -> None:
-    from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
+    from webtraj.curate.settings import CurateSettings
+    from webtraj.execute.curation import CurateRun, curate_run
 
     job = CurateRun(run=Path(root), out=Path(out), settings=CurateSettings(judge="rule"),
                     executor=executor, chunk_size=int(chunk_size), num_cpus=2)

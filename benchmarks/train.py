@@ -38,7 +38,8 @@ def prepare(work: Path) -> tuple[Path, Path]:
     import orjson
 
     from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER
-    from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
+    from webtraj.curate.settings import CurateSettings
+    from webtraj.execute.curation import CurateRun, curate_run
     from webtraj.execute.run import RunConfig, execute_run
     from webtraj.testing.tiny_model import build_tiny_model, chat_texts
 

@@ -30,7 +30,8 @@ def replay_run(out: Path, tasks=TASKS) -> Path:
 
 
 def curate(run: Path, out: Path, val_fraction: float) -> Path:
-    from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
+    from webtraj.curate.settings import CurateSettings
+    from webtraj.execute.curation import CurateRun, curate_run
 
     curate_run(CurateRun(run=run, out=out, settings=CurateSettings(judge="oracle"),
                          val_fraction=val_fraction))

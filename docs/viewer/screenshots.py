@@ -18,7 +18,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
 
-from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, ensure_curves
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation import CurateRun, curate_run, ensure_curves
 from webtraj.execute.run import RunConfig, execute_run
 from webtraj.model.action import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer

@@ -7,12 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curate.conftest import CONSTRAINTS, make_score, make_task, make_traj, matching_rows
-from webtraj.curate.curve import curve_from_score
-from webtraj.curate.instance import Drop, DropReason, Instance, RecordKind, curate_trajectory
+from webtraj.curate.instance import Drop, DropReason, Instance, RecordKind
+from webtraj.curate.pipeline import curate_trajectories
 from webtraj.curate.prefix import best_prefix
 from webtraj.curate.records import render
 from webtraj.curate.relabel import format_date, rule_relabel
+from webtraj.curate.settings import CurateSettings
 from webtraj.model import ActionKind, parse_answer
+from webtraj.store.reader import Loaded
 
 NAMES = [c.name for c in CONSTRAINTS]
 N = len(NAMES)
@@ -50,10 +52,19 @@ def trajectories(draw):
     return traj, matching_rows(task, met)
 
 
+def _pipeline(traj, *scores, relabel="rule", seed=0):
+    """The one curation pipeline on a trajectory with these stored scores (the first by the
+    rule judge, a second by the llm judge)."""
+    settings = CurateSettings(judge="rule", second_judge="llm" if len(scores) > 1 else None,
+                              relabel=relabel, seed=seed)
+    loaded = Loaded(traj.trajectory_id, traj, {
+        ev: s for ev, s in zip(settings.evaluators(), scores, strict=False) if s is not None})
+    (curated,) = curate_trajectories([loaded], settings)
+    return curated.outcome
+
+
 def _curate(traj, rows, relabel="rule", seed=0):
-    score = make_score(traj.task, rows)
-    curve = curve_from_score(score, len(traj.observations))
-    return curate_trajectory(traj, curve, relabel=relabel, seed=seed)
+    return _pipeline(traj, make_score(traj.task, rows), relabel=relabel, seed=seed)
 
 
 @settings(max_examples=300, deadline=None)
@@ -137,37 +148,33 @@ def test_drop_reasons_for_bad_input():
     task = make_task()
     traj = make_traj(task, 2)
     n = len(traj.observations)
-    assert curate_trajectory(traj, curve_from_score(None, n)).reason is DropReason.NO_SCORE
+    assert _pipeline(traj, None).reason is DropReason.NO_SCORE
     assert _curate(traj, matching_rows(task, [[], [], []])).reason is DropReason.ZERO_CSR
     unscored = matching_rows(task, [None, None, None])
     assert _curate(traj, unscored).reason is DropReason.ALL_UNSCORED
     start = matching_rows(task, [NAMES[:2], NAMES[:1], []])
     assert _curate(traj, start).reason is DropReason.BEST_AT_START
     short = make_score(task, matching_rows(task, [[], NAMES]))
-    assert curate_trajectory(traj, curve_from_score(short, n)).reason is (
-        DropReason.BAD_SCORE_SHAPE)
+    assert _pipeline(traj, short).reason is DropReason.BAD_SCORE_SHAPE
+    assert len(short.step_values) != n
     bare = make_traj(make_task(constraints=()), 2)
-    assert curate_trajectory(bare, curve_from_score(None, n)).reason is (
-        DropReason.NO_CONSTRAINTS)
+    assert _pipeline(bare, None).reason is DropReason.NO_CONSTRAINTS
 
 
 def test_two_judges_must_agree_on_t_and_satisfied_set():
     task = make_task()
     traj = make_traj(task, 3)
-    n = len(traj.observations)
-    a = curve_from_score(make_score(task, matching_rows(
-        task, [[], NAMES[:2], NAMES[:3], NAMES[:3]])), n)
-    same = curve_from_score(make_score(task, matching_rows(
-        task, [[], NAMES[:1], NAMES[:3], NAMES[:2]]), judge="llm"), n)
-    other_set = curve_from_score(make_score(task, matching_rows(
-        task, [[], NAMES[:2], NAMES[1:4], NAMES[:3]]), judge="llm"), n)
-    later = curve_from_score(make_score(task, matching_rows(
-        task, [[], NAMES[:2], NAMES[:2], NAMES[:3]]), judge="llm"), n)
-    assert isinstance(curate_trajectory(traj, a, same), Instance)
-    assert curate_trajectory(traj, a, other_set).reason is DropReason.JUDGES_DISAGREE
-    assert curate_trajectory(traj, a, later).reason is DropReason.JUDGES_DISAGREE
-    missing = curve_from_score(None, n)
-    assert curate_trajectory(traj, a, missing).reason is DropReason.SECOND_JUDGE_MISSING
+    a = make_score(task, matching_rows(task, [[], NAMES[:2], NAMES[:3], NAMES[:3]]))
+    same = make_score(task, matching_rows(
+        task, [[], NAMES[:1], NAMES[:3], NAMES[:2]]), judge="llm")
+    other_set = make_score(task, matching_rows(
+        task, [[], NAMES[:2], NAMES[1:4], NAMES[:3]]), judge="llm")
+    later = make_score(task, matching_rows(
+        task, [[], NAMES[:2], NAMES[:2], NAMES[:3]]), judge="llm")
+    assert isinstance(_pipeline(traj, a, same), Instance)
+    assert _pipeline(traj, a, other_set).reason is DropReason.JUDGES_DISAGREE
+    assert _pipeline(traj, a, later).reason is DropReason.JUDGES_DISAGREE
+    assert _pipeline(traj, a, None).reason is DropReason.SECOND_JUDGE_MISSING
 
 
 def test_full_success_keeps_own_stop_or_adds_one():

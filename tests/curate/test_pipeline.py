@@ -19,7 +19,8 @@ from curate.conftest import (
     write_run,
 )
 from webtraj.cli.app import app
-from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, ensure_curves
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation import CurateRun, curate_run, ensure_curves
 from webtraj.model import Termination
 from webtraj.store.reader import TRAJECTORIES, TRAJECTORY_JSON, missing_curves
 

@@ -11,11 +11,14 @@ import pytest
 from curate.conftest import CONSTRAINTS, make_score, make_task, make_traj, matching_rows
 from webtraj.agents.prompting import PromptHistory, history_lines, user_prompt
 from webtraj.curate.curve import curve_from_score
-from webtraj.curate.instance import Instance, curate_trajectory
+from webtraj.curate.instance import Instance
+from webtraj.curate.pipeline import curate_trajectories
 from webtraj.curate.records import HISTORY_WINDOW, TREE_TOKENS, agent_tree, history_by_id, render
+from webtraj.curate.settings import CurateSettings
 from webtraj.curate.writers import SCHEMA, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk
 from webtraj.store.index import score_from_row, score_matches_from_row
+from webtraj.store.reader import Loaded
 
 NAMES = [c.name for c in CONSTRAINTS]
 
@@ -26,7 +29,9 @@ def _long_trajectory():
     task = make_task("hotels-042")
     traj = make_traj(task, 12, no_action=(3, 9))
     score = make_score(task, matching_rows(task, [[]] * 12 + [NAMES]))
-    inst = curate_trajectory(traj, curve_from_score(score, 13))
+    (curated,) = curate_trajectories([Loaded(traj.trajectory_id, traj, {score.evaluator: score})],
+                                     CurateSettings(judge="rule"))
+    inst = curated.outcome
     assert isinstance(inst, Instance) and inst.t_best == 12
     return traj, inst
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from factories import SANDBOX_TODAY as TODAY
-from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, ensure_curves
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation import CurateRun, curate_run, ensure_curves
 from webtraj.execute.run import RunConfig, execute_run
 from webtraj.report.outcomes import outcomes
 from webtraj.testing.ray_cluster import LocalRayCluster

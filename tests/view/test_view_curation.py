@@ -10,7 +10,8 @@ import pytest
 from playwright.async_api import expect
 from view_builders import alpha_items, write_run
 
-from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation import CurateRun, curate_run
 from webtraj.model import Trajectory
 from webtraj.store.decisions import decisions_of
 from webtraj.store.reader import connect_ro

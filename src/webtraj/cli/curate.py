@@ -64,16 +64,9 @@ def curate(
         console.print(ctx.get_help())
         raise typer.Exit(2)
     require_extra("train", "pyarrow", feature="webtraj curate (it writes Parquet)")
+    from webtraj.curate.settings import JUDGES, CurateSettings, curve_evaluator
     from webtraj.curate.stats import stats_table
-    from webtraj.execute.curation import (
-        JUDGES,
-        CurateRun,
-        CurateSettings,
-        curate_run,
-        curve_evaluator,
-        default_judge,
-        ensure_curves,
-    )
+    from webtraj.execute.curation import CurateRun, curate_run, default_judge, ensure_curves
     from webtraj.model import InputError
     from webtraj.store import RunStore
     from webtraj.store.reader import missing_curves

@@ -1,6 +1,6 @@
 """From one trajectory and its CSR curve(s) to a training instance, or a counted drop.
 
-Two stages, so model relabeling can be batched between them:
+Two stages, so model relabeling can be batched between them (`curate.pipeline` runs both):
 `select_prefix` decides t' and C' (and applies the two-judge filter); `build_instance` turns
 the selection and an optional relabeled task into kept steps with the stop rules:
 
@@ -196,15 +196,3 @@ def build_instance(traj: Trajectory, sel: Selection, relabeled: Relabeled | None
                     invalid_stops=invalid,
                     unscored_before_best=sel.best.unscored_before_best)
 
-
-def curate_trajectory(traj: Trajectory, curve: CSRCurve | CurveProblem,
-                      second: CSRCurve | CurveProblem | None = None, *,
-                      relabel: str = "rule", seed: int = 0) -> Instance | Drop:
-    """Selection and instance in one call, with rule relabeling (or none)."""
-    sel = select_prefix(traj, curve, second)
-    if isinstance(sel, Drop):
-        return sel
-    relabeled = None
-    if sel.needs_relabel and relabel == "rule":
-        relabeled = rule_relabel(traj.task, sel.satisfied, seed=seed)
-    return build_instance(traj, sel, relabeled, seed=seed)

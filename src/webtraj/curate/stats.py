@@ -6,12 +6,17 @@ Deterministic: no timings, sorted keys, so `stats.json` is byte-identical across
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import Field
 from rich.markup import escape
 from rich.table import Table
 
-from webtraj.curate.instance import Drop, Instance
+from webtraj.curate.instance import Drop, DropReason
 from webtraj.model.base import FrozenModel
+
+if TYPE_CHECKING:
+    from webtraj.curate.pipeline import Curated
 
 
 class CurationStats(FrozenModel):
@@ -46,18 +51,21 @@ class CurationStats(FrozenModel):
     split_records: dict[str, int] = Field(default_factory=dict)
     split_tasks: dict[str, int] = Field(default_factory=dict)
 
-    def add_trajectory(self, n_steps: int, final_csr: float | None, unscored: int) -> None:
+    def add(self, c: Curated, split: str) -> None:
+        """Count one trajectory's curation (a kept one's records into `split`)."""
         self.trajectories += 1
-        self.steps_in += n_steps
-        if final_csr is not None and final_csr >= 1.0 - 1e-9:
-            self.fully_successful += 1
-        self.unscored_observations += unscored
-        self.trajectories_with_unscored += int(unscored > 0)
-
-    def add_drop(self, drop: Drop) -> None:
-        self.dropped[drop.reason.value] = self.dropped.get(drop.reason.value, 0) + 1
-
-    def add_instance(self, inst: Instance, split: str) -> None:
+        if c.n_steps is not None:  # readable
+            self.steps_in += c.n_steps
+            if c.final_csr is not None and c.final_csr >= 1.0 - 1e-9:
+                self.fully_successful += 1
+            self.unscored_observations += c.unscored
+            self.trajectories_with_unscored += int(c.unscored > 0)
+        if isinstance(c.outcome, Drop):
+            reason = c.outcome.reason
+            self.dropped[reason.value] = self.dropped.get(reason.value, 0) + 1
+            self.relabel_failed += int(reason is DropReason.RELABEL_FAILED)
+            return
+        inst = c.outcome
         self.with_usable_prefix += 1
         if inst.c_max >= 1.0 - 1e-9:
             self.full_instances += 1

@@ -8,7 +8,6 @@ output. Only one window of chunks is ever in memory."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,22 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from webtraj.curate.curve import CSRCurve, curve_from_score
-from webtraj.curate.instance import (
-    Drop,
-    DropReason,
-    Instance,
-    Selection,
-    build_instance,
-    select_prefix,
-)
-from webtraj.curate.records import render
-from webtraj.curate.relabel import Relabeled, rule_relabel
+from webtraj.curate.instance import Instance
+from webtraj.curate.pipeline import LLMRelabel, curate_trajectories
+from webtraj.curate.settings import CurateSettings, curve_config, curve_evaluator
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, encode_chunk
-from webtraj.model.curation import CurationDecision
 from webtraj.model.run import RunInfo
 from webtraj.runtime.no_gc import no_gc
 from webtraj.store.decisions import DecisionWriter
@@ -52,37 +42,6 @@ if TYPE_CHECKING:
     from webtraj.execute.curation_ray import RayCuration
 
 Executor = Literal["local", "ray"]
-JUDGES = ("rule", "llm", "vlm", "oracle", "miniwob")
-# Judges that are whole evaluators with a per-step success curve of their own (the task has
-# no constraints; the curve is 0 until the task is done, then 1).
-OUTCOME_JUDGES = ("miniwob",)
-
-
-def curve_evaluator(judge: str) -> str:
-    """The stored score a judge's curve is read from."""
-    return judge if judge in OUTCOME_JUDGES else f"constraints:{judge}"
-
-
-def curve_config(judge: str) -> dict[str, Any]:
-    """The evaluator config that computes a judge's per-step curve."""
-    if judge in OUTCOME_JUDGES:
-        return {"evaluator": judge}
-    return {"evaluator": "constraints", "judge": judge, "steps": "all"}
-
-
-class CurateSettings(BaseModel):
-    """What a chunk worker needs (sent to Ray tasks as JSON)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    judge: str
-    second_judge: str | None = None
-    relabel: Literal["rule", "llm", "none"] = "rule"
-    llm: str | None = None
-    no_cache: bool = False
-    seed: int = 0
-
-    def evaluators(self) -> list[str]:
-        return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]
 
 
 class ChunkJob(BaseModel):
@@ -107,20 +66,19 @@ def _client(settings: CurateSettings):
     return _CLIENTS[key]
 
 
-def _relabel_llm(settings: CurateSettings, pending: Sequence[tuple[Loaded, Selection]]
-                 ) -> list[Relabeled | str]:
+def _llm_relabel(settings: CurateSettings) -> LLMRelabel:
+    """Model relabeling through this process's client for the settings' model (closed
+    after each batch: every batch runs in an event loop of its own)."""
     from webtraj.curate.relabel_llm import llm_relabel_many
 
-    client = _client(settings)
-    items = [(ld.trajectory.task, sel.satisfied) for ld, sel in pending]
-
-    async def go():
+    async def relabel(items):
+        client = _client(settings)  # made when a chunk first needs it
         try:
             return await llm_relabel_many(client, items)
         finally:
             await client.aclose()
 
-    return asyncio.run(go())
+    return relabel
 
 
 def process_chunk(root: str, items: Sequence[tuple[str, str]], job_json: str) -> ChunkOut:
@@ -147,91 +105,28 @@ def process_raw_chunk(raw: RawChunk, items: Sequence[tuple[str, str]],
 
 def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
                  job: ChunkJob) -> ChunkOut:
-    """Decide every trajectory as it comes (dropped ones are let go at once: most are), then
-    relabel and render the kept ones."""
+    """Curate a chunk (`curate.pipeline`) and put its results in their wire form: records
+    as JSONL lines and Arrow rows per split, relabeled tasks, decisions and statistics."""
     settings = job.settings
     stats = CurationStats(judge=settings.judge, second_judge=settings.second_judge,
                           relabel=settings.relabel, seed=settings.seed, val_fraction=0.0)
-    first_ev, *rest = settings.evaluators()
-    second_ev = rest[0] if rest else None
     split_of = dict(items)
-    decided: list[tuple[Loaded, Selection]] = []
     out = ChunkOut()
-
-    def decide(tid: str, drop: Drop | None = None, sel: Selection | None = None,
-               inst: Instance | None = None) -> None:
-        best = sel.best if sel is not None else None
-        out.decisions.append((tid, CurationDecision(
-            trajectory_id=tid, dataset=job.dataset, curated_at=job.curated_at,
-            judge=settings.judge, second_judge=settings.second_judge,
-            kept=inst is not None, drop_reason=drop.reason.value if drop else None,
-            detail=drop.detail if drop else "", c_max=best.c_max if best else None,
-            t_best=best.t_best if best else None,
-            final_csr=sel.final_csr if sel is not None else None,
-            satisfied=sel.satisfied if sel is not None else (),
-            relabeled_task=inst.task if inst is not None and inst.relabeled else None,
-            records=tuple((k.t, k.kind.value) for k in inst.steps) if inst else (),
-            split=split_of.get(tid), invalid_stops=inst.invalid_stops if inst else 0,
-        ).model_dump_json(exclude_none=True)))
-
-    for ld in loaded:
-        if ld.trajectory is None:
-            stats.trajectories += 1
-            drop = Drop(reason=DropReason.UNREADABLE, detail=ld.error or "")
-            stats.add_drop(drop)
-            decide(ld.trajectory_id, drop)
-            continue
-        traj = ld.trajectory
-        n_obs = len(traj.observations)
-        out.steps_read += len(traj.steps)
-        curve = curve_from_score(ld.scores.get(first_ev), n_obs, ld.step_matches.get(first_ev))
-        second = (curve_from_score(ld.scores.get(second_ev), n_obs,
-                                   ld.step_matches.get(second_ev)) if second_ev else None)
-        if isinstance(curve, CSRCurve):
-            stats.add_trajectory(len(traj.steps), curve.values[-1], curve.unscored)
-        else:
-            stats.add_trajectory(len(traj.steps), None, 0)
-        sel = select_prefix(traj, curve, second)
-        if isinstance(sel, Drop):
-            stats.add_drop(sel)
-            decide(ld.trajectory_id, sel)
-        else:
-            decided.append((ld, sel))
-    # Relabeling: rule-based inline; model-based as one batch per chunk.
-    relabels: dict[str, Relabeled | str] = {}
-    needs = [(ld, sel) for ld, sel in decided if sel.needs_relabel]
-    if needs and settings.relabel == "rule":
-        for ld, sel in needs:
-            relabels[ld.trajectory_id] = rule_relabel(ld.trajectory.task, sel.satisfied,
-                                                      seed=settings.seed)
-    elif needs and settings.relabel == "llm":
-        for (ld, _), res in zip(needs, _relabel_llm(settings, needs), strict=True):
-            relabels[ld.trajectory_id] = res
     jsonl: dict[str, list[bytes | memoryview]] = {s: [] for s in (TRAIN, VALIDATION)}
     columns = {s: empty_columns() for s in (TRAIN, VALIDATION)}
-    for ld, sel in decided:
-        traj = ld.trajectory
-        rel = relabels.get(ld.trajectory_id)
-        if isinstance(rel, str):
-            stats.relabel_failed += 1
-            drop = Drop(reason=DropReason.RELABEL_FAILED, detail=rel)
-            stats.add_drop(drop)
-            decide(ld.trajectory_id, drop, sel)
-            continue
-        try:
-            inst = build_instance(traj, sel, rel, seed=settings.seed)
-            records = render(traj, inst)
-        except ValueError as exc:
-            drop = Drop(reason=DropReason.INVALID, detail=str(exc))
-            stats.add_drop(drop)
-            decide(ld.trajectory_id, drop, sel)
-            continue
-        decide(ld.trajectory_id, sel=sel, inst=inst)
-        split = split_of[ld.trajectory_id]
-        stats.add_instance(inst, split)
-        _append(jsonl[split], columns[split], inst, records)
-        if inst.relabeled:
-            out.tasks.append((inst.task.task_id, inst.task.to_json_bytes(indent=False) + b"\n"))
+    llm = _llm_relabel(settings) if settings.relabel == "llm" else None
+    for c in curate_trajectories(loaded, settings, llm_relabel=llm):
+        split = split_of[c.trajectory_id]
+        out.steps_read += c.n_steps or 0
+        out.decisions.append((c.trajectory_id, c.decision(
+            dataset=job.dataset, curated_at=job.curated_at, split=split,
+        ).model_dump_json(exclude_none=True)))
+        stats.add(c, split)
+        if (inst := c.instance) is not None:
+            _append(jsonl[split], columns[split], inst, c.records)
+            if inst.relabeled:
+                out.tasks.append((inst.task.task_id,
+                                  inst.task.to_json_bytes(indent=False) + b"\n"))
     out.jsonl = jsonl
     out.batches = {s: to_batch(c) for s, c in columns.items()}
     out.stats = stats.model_dump(mode="json")

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from webtraj.execute.curation import CurateRun, CurateSettings, curate_run, default_judge
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation import CurateRun, curate_run, default_judge
 from webtraj.execute.run import RunConfig, execute_run
 from webtraj.model.base import FrozenModel
 from webtraj.store import RunStore

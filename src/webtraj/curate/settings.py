@@ -1,0 +1,41 @@
+"""What curation decides with: the judge(s) whose per-step curves it reads, how partial
+prefixes are relabeled, and the seed of its wording and split. The executors (one process,
+worker processes, Ray) carry these settings as JSON and hand them to `curate.pipeline`."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+JUDGES = ("rule", "llm", "vlm", "oracle", "miniwob")
+# Judges that are whole evaluators with a per-step success curve of their own (the task has
+# no constraints; the curve is 0 until the task is done, then 1).
+OUTCOME_JUDGES = ("miniwob",)
+
+
+def curve_evaluator(judge: str) -> str:
+    """The stored score a judge's curve is read from."""
+    return judge if judge in OUTCOME_JUDGES else f"constraints:{judge}"
+
+
+def curve_config(judge: str) -> dict[str, Any]:
+    """The evaluator config that computes a judge's per-step curve."""
+    if judge in OUTCOME_JUDGES:
+        return {"evaluator": judge}
+    return {"evaluator": "constraints", "judge": judge, "steps": "all"}
+
+
+class CurateSettings(BaseModel):
+    """What a chunk worker needs (sent to worker processes and Ray tasks as JSON)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    judge: str
+    second_judge: str | None = None
+    relabel: Literal["rule", "llm", "none"] = "rule"
+    llm: str | None = None
+    no_cache: bool = False
+    seed: int = 0
+
+    def evaluators(self) -> list[str]:
+        return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]

@@ -97,8 +97,9 @@ def curate_trajectories(loaded: Iterable[Loaded], settings: CurateSettings, *,
     partial prefixes when `settings.relabel` is "llm" (one batch for all of them)."""
     out: list[Curated | None] = []
     waiting: list[tuple[int, str, _Selected]] = []
+    evaluators = settings.evaluators()
     for ld in loaded:
-        chosen = _select(ld, settings)
+        chosen = _select(ld, settings, evaluators)
         if isinstance(chosen, Curated):
             out.append(chosen)
         elif chosen.selection.needs_relabel and settings.relabel == "llm":
@@ -120,14 +121,16 @@ def curate_trajectories(loaded: Iterable[Loaded], settings: CurateSettings, *,
     return out  # type: ignore[return-value]  # every waiting place was filled
 
 
-def _select(ld: Loaded, settings: CurateSettings) -> Curated | _Selected:
-    """The curve(s) of a loaded trajectory and the prefix they choose, or its drop."""
+def _select(ld: Loaded, settings: CurateSettings, evaluators: list[str]
+            ) -> Curated | _Selected:
+    """The curve(s) of a loaded trajectory (from the scores of `evaluators`: the first
+    judge's, then the second's) and the prefix they choose, or its drop."""
     if ld.trajectory is None:
         return Curated(ld.trajectory_id, settings,
                        Drop(reason=DropReason.UNREADABLE, detail=ld.error or ""))
     traj = ld.trajectory
     n_obs = len(traj.observations)
-    first_ev, *rest = settings.evaluators()
+    first_ev, *rest = evaluators
     curve = curve_from_score(ld.scores.get(first_ev), n_obs, ld.step_matches.get(first_ev))
     second = (curve_from_score(ld.scores.get(rest[0]), n_obs, ld.step_matches.get(rest[0]))
               if rest else None)

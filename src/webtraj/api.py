@@ -123,11 +123,12 @@ def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
     from webtraj.execute.run import execute_run
 
     out = Path(out)
-    config = run_config(settings, agent="-")
+    rebuilt = agent_spec(agent)
+    spec = rebuilt[0] if rebuilt else getattr(agent, "name", None) or type(agent).__name__
+    config = run_config(settings, agent=spec)
     if (tasks is None) == (config.suite is None):
         raise InputError("give either tasks or a suite", field="tasks")
     options = dict(config.agent_options)
-    rebuilt = agent_spec(agent)
     local_agent: Agent | None = None
     if rebuilt is None:
         if config.executor == "ray" or config.workers > 1 or config.episodes_per_worker > 1:
@@ -140,17 +141,14 @@ def run(tasks: Iterable[Task | Mapping[str, Any]] | str | Path | None = None, *,
             raise InputError("agent_options apply to an agent given by spec; an agent object "
                              "carries its own options", field="agent_options")
         local_agent = agent  # type: ignore[assignment]
-        spec = getattr(agent, "name", None) or type(agent).__name__
     else:
-        spec, own = rebuilt
-        options = {**own, **options}
+        options = {**rebuilt[1], **options}
         check_agent_options(spec, options)
     tasks_file = None
     if tasks is not None:
         tasks_file = str(tasks) if isinstance(tasks, str | Path) else str(
             _write_tasks(tasks, out))
-    config = config.model_copy(update={"agent": spec, "agent_options": options,
-                                       "tasks_file": tasks_file})
+    config = config.model_copy(update={"agent_options": options, "tasks_file": tasks_file})
     try:
         store = execute_run(config, out, command="webtraj.api.run", agent=local_agent)
     except AgentError as exc:

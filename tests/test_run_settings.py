@@ -133,3 +133,12 @@ def test_the_docs_list_the_settings_as_declared():
         "docs/reference.md's run settings table is out of date: replace it with "
         "webtraj.cli.run_settings.settings_table()'s output")
     assert "| `--max-steps` | `max_steps` | `30` |" in table
+
+
+def test_run_help_fits_80_columns_with_every_option_whole():
+    res = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    assert max(len(line) for line in res.output.splitlines()) <= 80
+    for option in _options("run").values():
+        for flag in option.opts:  # a flag cut short ("--episodes-per…") would not be found
+            assert f" {flag} " in res.output, flag

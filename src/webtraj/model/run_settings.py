@@ -53,8 +53,9 @@ class RunConfig(DefiningSettings):
         "click-button, or miniwob/NAME/SEED).")
     limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
     # The model spec string; keys are refused inline, so none is ever recorded here.
-    llm: str | None = Field(default=None, description="Model spec: "
-                            "base_url=...,model=...[,k=v]")
+    llm: str | None = Field(default=None, description="Model of the agent and of model-based "
+                            "evaluators: base_url=...,model=...[,k=v] or a profile name "
+                            "(docs/llm.md).")
     no_cache: bool = Field(default=False, description="Bypass the LLM cache.")
     trials: int = Field(default=1, ge=1, description="Episodes per task.")
     workers: int = Field(default=1, ge=1, description="Parallel browsers.")

@@ -63,6 +63,18 @@ def test_each_trajectory_curated_alone_is_what_the_dataset_holds(small_run, tmp_
         curated = [c for tid, _ in items for c in curate_trajectories(
             load_chunk(small_run, [tid], settings.evaluators()), settings,
             llm_relabel=model_relabel if relabel == "llm" else None)]
+        # The whole run as one batch: the model is asked once, for every partial prefix.
+        batches = []
+
+        async def counted(batch):
+            batches.append(len(batch))
+            return await model_relabel(batch)
+
+        whole = curate_trajectories(load_chunk(small_run, [tid for tid, _ in items],
+                                               settings.evaluators()), settings,
+                                    llm_relabel=counted if relabel == "llm" else None)
+    assert batches == ([2] if relabel == "llm" else [])
+    assert [(c.outcome, c.records) for c in whole] == [(c.outcome, c.records) for c in curated]
 
     assert [c.trajectory_id for c in curated] == [tid for tid, _ in items]
     validation = validation_tasks([task for _, task in items], val_fraction, seed)

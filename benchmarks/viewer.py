@@ -40,8 +40,8 @@ from webtraj.model import (
     Task,
     Trajectory,
 )
-from webtraj.report import queries as q
 from webtraj.store import RunStore
+from webtraj.store.queries import IndexReader
 from webtraj.view import stats
 from webtraj.view.server import Viewer
 from webtraj.view.stats import run_stats
@@ -158,9 +158,8 @@ def main() -> None:
             "trajectory page": None,
         }
         t0 = time.perf_counter()
-        ro = q.open_index(root)
-        run_stats(root, ro)
-        ro.close()
+        with IndexReader.open(root) as ro:
+            run_stats(root, ro)
         print(f"summary tables from the index (cached per run until its index changes): "
               f"{(time.perf_counter() - t0) * 1000:.0f} ms")
         with Viewer([root.parent]) as v, httpx.Client(base_url=v.url, timeout=60) as http:

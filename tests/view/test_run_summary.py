@@ -13,8 +13,10 @@ from pathlib import Path
 import httpx
 from view_builders import ALL, alpha_items, as_schema_1, csr_score, task, traj, write_run
 
-from webtraj.report import queries as q
+from webtraj.report.metrics import csr_evaluator
 from webtraj.store import RunStore
+from webtraj.store.listing import ListQuery
+from webtraj.store.queries import IndexReader, total_of
 from webtraj.store.summary import SCHEMA_VERSION
 from webtraj.view.server import Viewer
 
@@ -38,28 +40,22 @@ def _two_judge_run(root: Path) -> Path:
 
 
 def _tables(root: Path) -> dict:
-    conn = q.open_index(root)
-    try:
-        names = q.evaluators(conn)
-        ev = q.csr_evaluator(names)
-        cells = q.by_site_difficulty(conn, ev)
-        return {"summary": q.has_summary(conn), "names": names, "cells": cells,
-                "total": q.total_of(cells).model_copy(update={"group": ("all",)}),
-                "totals_query": q.totals(conn, ev),
-                "constraints": q.by_constraint(conn, ev),
-                "curve": [(k, round(m, 9), n) for k, m, n in q.step_curve(conn, ev)],
-                "agreement": q.judge_agreement(conn, names),
-                "per_constraint": q.constraint_agreement(conn, names)}
-    finally:
-        conn.close()
+    with IndexReader.open(root) as index:
+        names = index.evaluators()
+        ev = csr_evaluator(names)
+        cells = index.by_site_difficulty(ev)
+        return {"summary": index.has_summary, "names": names, "cells": cells,
+                "total": total_of(cells).model_copy(update={"group": ("all",)}),
+                "totals_query": index.totals(ev),
+                "constraints": index.by_constraint(ev),
+                "curve": [(k, round(m, 9), n) for k, m, n in index.step_curve(ev)],
+                "agreement": index.judge_agreement(names),
+                "per_constraint": index.constraint_agreement(names)}
 
 
-def _page(root: Path, query: q.ListQuery) -> tuple[list[str], int]:
-    conn = q.open_index(root)
-    try:
-        rows, total = q.trajectory_page(conn, "constraints:rule", query)
-    finally:
-        conn.close()
+def _page(root: Path, query: ListQuery) -> tuple[list[str], int]:
+    with IndexReader.open(root) as index:
+        rows, total = index.trajectory_page("constraints:rule", query)
     return [r.trajectory_id for r in rows], total
 
 
@@ -83,9 +79,8 @@ def test_summary_tables_equal_the_full_queries_and_old_indexes_migrate(tmp_path)
     assert fast["total"].sr == fast["totals_query"].sr
     # The newer rule score of hotels-002 replaced the older one in every table.
     assert fast["names"] == ["constraints:llm", "constraints:rule"]
-    conn = q.open_index(run)
-    rule = {c.name: c for c in q.by_constraint(conn, "constraints:rule")}
-    conn.close()
+    with IndexReader.open(run) as index:
+        rule = {c.name: c for c in index.by_constraint("constraints:rule")}
     # Of 6 decided (cars-003 unscored, cars-004 and flights-100 errors): hotels-002
     # (re-scored) and the XSS trajectory do not meet pool.
     assert (rule["pool"].met, rule["pool"].not_met, rule["pool"].unknown) == (4, 2, 0)
@@ -103,10 +98,10 @@ def test_summary_tables_equal_the_full_queries_and_old_indexes_migrate(tmp_path)
     for query in ("lisbon", "Casa Azul", "NUMBER 10", '"', "x=1", "%", "_", "ca", "cars-",
                   "onerror=\"window"):
         for extra in ({}, {"success": "no"}, {"site": "hotels"}):
-            fast_page = _page(run, q.ListQuery(q=query, **extra))
-            assert fast_page == _page(old, q.ListQuery(q=query, **extra)), (query, extra)
-    assert _page(run, q.ListQuery(q="lisbon"))[1] == 8  # the XSS intent names no city
-    assert _page(run, q.ListQuery(q="casa azul"))[0] == ["hotels-001__heuristic__t0"]
+            fast_page = _page(run, ListQuery(q=query, **extra))
+            assert fast_page == _page(old, ListQuery(q=query, **extra)), (query, extra)
+    assert _page(run, ListQuery(q="lisbon"))[1] == 8  # the XSS intent names no city
+    assert _page(run, ListQuery(q="casa azul"))[0] == ["hotels-001__heuristic__t0"]
     migrated = _tables(old)
     assert migrated["summary"]
     for key in ("cells", "constraints", "curve", "agreement", "per_constraint"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import sqlite3
 import sys
 import traceback
 
@@ -74,10 +73,11 @@ def set_debug(value: bool) -> None:
 def user_message(exc: BaseException) -> str | None:
     """The message for an exception that is the user's to fix, or None for a bug."""
     from webtraj.agents.protocol import AgentError
+    from webtraj.store.queries import DatabaseError
 
     if isinstance(exc, (InputError, MissingExtra, AgentError, UsageError)):
         return str(exc)
-    if isinstance(exc, sqlite3.DatabaseError):
+    if isinstance(exc, DatabaseError):
         return (f"a database file cannot be used ({exc}): a run's index.sqlite or the LLM "
                 "cache is damaged, locked or not a SQLite file")
     if isinstance(exc, OSError):

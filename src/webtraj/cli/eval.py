@@ -55,12 +55,12 @@ def rescore_run(
     from webtraj.evaluate.run_scoring import RunEnvironments, score_run
     from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.llm.usage import merge_run_usage
-    from webtraj.report import queries as q
     from webtraj.report.html import write_report
     from webtraj.report.metrics import run_metrics
     from webtraj.report.tables import metrics_table, usage_of
     from webtraj.report.usage import load_prices
     from webtraj.store import RunStore
+    from webtraj.store.queries import IndexReader
 
     try:
         price_table = load_prices(prices) if prices else None
@@ -80,11 +80,8 @@ def rescore_run(
         if usage is not None and usage.models:
             store.update_info(usage=merge_run_usage(store.info.usage, usage, key="judges"))
         write_report(store)  # the static report shows the new scores
-        conn = q.open_index(store.root)
-        try:
-            metrics = run_metrics(conn)
-        finally:
-            conn.close()
+        with IndexReader.open(store.root) as index:
+            metrics = run_metrics(index)
     for c in result.corrupt:
         err_console.print(f"[red]skipped corrupt trajectory:[/] {esc(c.error)}", highlight=False)
     console.print(f"scored {result.trajectories} trajectories: {result.scores} scores, "

@@ -1,8 +1,7 @@
-"""`webtraj runs list|show|export`."""
+"""`webtraj runs list|show|upgrade|export`."""
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,7 +10,7 @@ import orjson
 import typer
 from rich.table import Table
 
-from webtraj.cli.common import console, err_console, esc, fail, print_json
+from webtraj.cli.common import command_line, console, err_console, esc, fail, print_json
 from webtraj.model.errors import InputError
 from webtraj.report.summary import summarize
 from webtraj.store.run_store import CorruptTrajectory, RunStore, find_runs
@@ -60,18 +59,15 @@ def list_runs(
 
     Example: webtraj runs list runs/ --json
     """
-    from webtraj.report import queries as q
     from webtraj.report.metrics import run_metrics
+    from webtraj.store.queries import DatabaseError, IndexReader
 
     entries = []
     for path in find_runs(root):
         try:
             with RunStore.open(path) as store:
-                conn = q.open_index(store.root)
-                try:
-                    metrics = run_metrics(conn)
-                finally:
-                    conn.close()
+                with IndexReader.open(store.root) as index:
+                    metrics = run_metrics(index)
                 entries.append({"path": str(path), "run_id": store.info.run_id,
                                 "name": store.info.name, "created_at": store.info.created_at,
                                 "command": store.info.command, "trajectories": len(store),
@@ -81,7 +77,7 @@ def list_runs(
                                 "metrics": metrics.model_dump(mode="json")})
         except InputError as exc:
             entries.append({"path": str(path), "error": str(exc)})
-        except sqlite3.DatabaseError as exc:  # one damaged index never hides the other runs
+        except DatabaseError as exc:  # one damaged index never hides the other runs
             entries.append({"path": str(path), "error": f"index database: {exc}"})
     if as_json:
         print_json(entries)
@@ -166,6 +162,29 @@ def _usage_line(tr) -> str:  # noqa: ANN001 - TrajectorySummary
 
 def _fmt(v: float | None) -> str:
     return "unscored" if v is None else f"{v:.3f}"
+
+
+@app.command("upgrade")
+def upgrade(run: Path = typer.Argument(..., help="Run directory.")) -> None:
+    """Bring a run's index (index.sqlite) up to the version this webtraj writes, so every
+    reader (runs show/list, report, view) can read it. Keeps every trajectory and score;
+    takes the run's lock like any writer.
+
+    Example: webtraj runs upgrade runs/demo
+    """
+    from webtraj.store.migrations import CURRENT
+
+    try:
+        store = RunStore.open(run, write=True, command=command_line())
+    except InputError as exc:
+        raise fail(str(exc)) from None
+    with store:
+        found = store.index.found_version
+    if found == CURRENT:
+        console.print(f"{esc(run)}: index already at version {CURRENT}", highlight=False)
+    else:
+        console.print(f"{esc(run)}: index upgraded from version {found} to {CURRENT}",
+                      highlight=False)
 
 
 @app.command("export")

@@ -27,6 +27,9 @@ from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError
 
 KEY_VERSION = 1
+# What a damaged, locked or foreign cache file raises (the client's callers never import
+# sqlite3: only the store and this cache speak SQL).
+CacheError = sqlite3.Error
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
     key TEXT PRIMARY KEY,

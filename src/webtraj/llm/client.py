@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import threading
 import time
 import weakref
@@ -23,7 +22,7 @@ import httpx
 import orjson
 
 from webtraj import __version__
-from webtraj.llm.cache import CachedReply, LLMCache, cache_key
+from webtraj.llm.cache import CachedReply, CacheError, LLMCache, cache_key
 from webtraj.llm.errors import LLMCallError, LLMError, RetryBudgetExhausted
 from webtraj.llm.limits import endpoint_limiter
 from webtraj.llm.messages import MessageLike, as_messages, assistant, user, wire
@@ -181,7 +180,7 @@ class LLMClient:
                 text=comp.text, finish_reason=comp.finish_reason,
                 response_model=comp.response_model, prompt_tokens=comp.prompt_tokens,
                 completion_tokens=comp.completion_tokens))
-        except sqlite3.Error as exc:  # a paid reply is still a reply
+        except CacheError as exc:  # a paid reply is still a reply
             log.warning("could not write the LLM cache %s: %s", cache.path, exc)
 
     async def _join_inflight(self, inflight: dict[str, asyncio.Future[Completion]],

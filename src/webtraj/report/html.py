@@ -10,13 +10,13 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from webtraj.model.action import action_text
-from webtraj.report import queries as q
-from webtraj.report.metrics import RunMetrics, ci_text, run_metrics
+from webtraj.report.metrics import RunMetrics, ci_text, csr_evaluator, run_metrics
 from webtraj.report.outcomes import aggregate, outcomes
 from webtraj.report.plot import step_plot
 from webtraj.report.tables import fmt
 from webtraj.report.usage import run_usage
 from webtraj.store.atomic import write_bytes_atomic
+from webtraj.store.queries import IndexReader
 from webtraj.store.run_store import TRAJECTORIES, CorruptTrajectory, RunStore
 
 _env = Environment(loader=PackageLoader("webtraj.report", "templates"),
@@ -93,15 +93,12 @@ def write_report(store: RunStore, path: str | Path | None = None, *,
                         "spark": sparkline(curve) if curve else None,
                         "folder": f"{TRAJECTORIES}/{traj.trajectory_id}"})
     site_curves = _site_curves(store, items)
-    conn = q.open_index(store.root)
-    try:
-        ev = q.csr_evaluator(q.evaluators(conn))
-        constraints = q.by_constraint(conn, ev)
-        plot = step_plot(q.step_curve(conn, ev))
-        unscored = q.unscored_reasons(conn)
-        metrics = run_metrics(conn)
-    finally:
-        conn.close()
+    with IndexReader.open(store.root) as index:
+        ev = csr_evaluator(index.evaluators())
+        constraints = index.by_constraint(ev)
+        plot = step_plot(index.step_curve(ev))
+        unscored = index.unscored_reasons()
+        metrics = run_metrics(index)
     html = _env.get_template("report.html").render(site_curves=site_curves,
         metrics=metrics_html(metrics), usage=usage_html(store.info),
         constraints=constraints, plot=plot, csr_evaluator=ev, unscored=unscored,

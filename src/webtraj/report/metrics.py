@@ -10,14 +10,12 @@ the rest is *scored* and enters a metric."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass
 
 from pydantic import BaseModel
 
 from webtraj.evaluate.metrics import Family, Metric, base_name, family_of, wilson
-from webtraj.report import queries as q
+from webtraj.store.queries import IndexReader, ScoreCounts
 
 
 class MetricValue(BaseModel):
@@ -84,65 +82,21 @@ def ci_text(rate: float | None, n: int) -> str:
     return f" [{ci[0]:.2f}-{ci[1]:.2f}]" if ci else ""
 
 
-@dataclass
-class _Counts:
-    episodes: int = 0
-    errors: int = 0
-    scored: int = 0
-    unscored: int = 0
-    success: int = 0
-    total: float = 0.0
+def csr_evaluator(names: list[str]) -> str | None:
+    """The run's headline evaluator, whose scores the trajectory list, the site table and the
+    per-step curve show: of the family ranked first (constraints, the oracle first; then
+    MiniWoB++, WebArena-Verified, outcome judges, any other), the preferred instance."""
+    if not names:
+        return None
+
+    def rank(name: str) -> tuple:
+        family = family_of(name)
+        return family.order, name != family.preferred, name
+
+    return min(names, key=rank)
 
 
-def _current(conn: sqlite3.Connection) -> str:
-    """The current score of each (evaluator, trajectory): evaluator, traj, value, err (the
-    episode ended in an error), serr (the score is an evaluator error), body."""
-    if q.has_summary(conn):
-        return ("SELECT c.evaluator AS evaluator, c.traj AS traj, c.value AS value, "
-                "c.err AS err, s.error AS serr, s.body AS body FROM current_scores c "
-                "JOIN score_sets s ON s.id = c.score")
-    return ("SELECT s.evaluator AS evaluator, s.traj AS traj, s.value AS value, "
-            "t.error IS NOT NULL AS err, s.error AS serr, s.body AS body FROM score_sets s "
-            "JOIN main.trajectories t ON t.id = s.traj WHERE s.id IN "
-            "(SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator)")
-
-
-def _per_evaluator(conn: sqlite3.Connection, cur: str) -> dict[str, _Counts]:
-    out = {}
-    for ev, n, errors, scored, unscored, success, total in conn.execute(
-            "SELECT evaluator, COUNT(*), SUM(err OR (value IS NULL AND serr)), "
-            "SUM(NOT err AND value IS NOT NULL), SUM(NOT err AND value IS NULL AND NOT serr), "
-            "SUM(NOT err AND value >= 1.0), SUM(CASE WHEN NOT err THEN value END) "
-            f"FROM ({cur}) GROUP BY evaluator"):
-        out[ev] = _Counts(n, errors or 0, scored or 0, unscored or 0, success or 0,
-                          total or 0.0)
-    return out
-
-
-def _detail(conn: sqlite3.Connection, cur: str, evaluators: list[str], key: str
-            ) -> tuple[float, int]:
-    marks = ",".join("?" * len(evaluators))
-    row = conn.execute(
-        "SELECT SUM(x), COUNT(x) FROM (SELECT CASE WHEN typeof(v) IN ('integer', 'real') "
-        "THEN v END AS x FROM (SELECT json_extract(body, ?) AS v FROM "
-        f"({cur}) WHERE evaluator IN ({marks}) AND NOT err AND value IS NOT NULL "
-        "AND body IS NOT NULL))", [f'$.details."{key}"', *evaluators]).fetchone()
-    return float(row[0] or 0.0), int(row[1] or 0)
-
-
-def _all_pass(conn: sqlite3.Connection, cur: str, evaluators: list[str]) -> _Counts:
-    """Per episode, every check of the group passed; an episode with an error among its
-    checks is an error, one with an unscored check is unscored."""
-    marks = ",".join("?" * len(evaluators))
-    n, errors, unscored, scored, success = conn.execute(
-        "SELECT COUNT(*), SUM(e), SUM(NOT e AND u > 0), SUM(NOT e AND u = 0), "
-        "SUM(NOT e AND u = 0 AND p = k) FROM (SELECT MAX(err OR (value IS NULL AND serr)) AS e, "
-        "SUM(value IS NULL AND NOT serr) AS u, SUM(value >= 1.0) AS p, COUNT(*) AS k "
-        f"FROM ({cur}) WHERE evaluator IN ({marks}) GROUP BY traj)", evaluators).fetchone()
-    return _Counts(n or 0, errors or 0, scored or 0, unscored or 0, success or 0)
-
-
-def _value(m: Metric, c: _Counts, detail: tuple[float, int] | None = None) -> MetricValue:
+def _value(m: Metric, c: ScoreCounts, detail: tuple[float, int] | None = None) -> MetricValue:
     if m.source == "detail":
         total, n = detail or (0.0, 0)
         return MetricValue(key=m.key, label=m.label, value=total / n if n else None, n=n)
@@ -155,17 +109,12 @@ def _value(m: Metric, c: _Counts, detail: tuple[float, int] | None = None) -> Me
                        low=ci[0] if ci else None, high=ci[1] if ci else None)
 
 
-def _add(a: _Counts, b: _Counts) -> _Counts:
-    return _Counts(a.episodes + b.episodes, a.errors + b.errors, a.scored + b.scored,
-                   a.unscored + b.unscored, a.success + b.success, a.total + b.total)
-
-
-def _row(conn: sqlite3.Connection, cur: str, name: str, family: Family, evaluators: list[str],
-         counts: _Counts, *, part_of: str | None = None,
+def _row(index: IndexReader, name: str, family: Family, evaluators: list[str],
+         counts: ScoreCounts, *, part_of: str | None = None,
          metrics: tuple[Metric, ...] | None = None) -> MetricRow:
     values = []
     for m in metrics if metrics is not None else family.metrics:
-        detail = _detail(conn, cur, evaluators, m.detail) if m.source == "detail" else None
+        detail = index.detail_total(evaluators, m.detail) if m.source == "detail" else None
         values.append(_value(m, counts, detail))
     return MetricRow(name=name, family=family.name, family_label=family.label,
                      evaluators=evaluators, part_of=part_of, episodes=counts.episodes,
@@ -173,12 +122,10 @@ def _row(conn: sqlite3.Connection, cur: str, name: str, family: Family, evaluato
                      metrics=values)
 
 
-def run_metrics(conn: sqlite3.Connection) -> RunMetrics:
-    """The metric rows of a run whose index is open (`report.queries.open_index`)."""
-    cur = _current(conn)
-    per = _per_evaluator(conn, cur)
-    episodes, errors = conn.execute(
-        "SELECT COUNT(*), SUM(error IS NOT NULL) FROM main.trajectories").fetchone()
+def run_metrics(index: IndexReader) -> RunMetrics:
+    """The metric rows of a run whose index is open (`IndexReader.open`)."""
+    per = index.evaluator_counts()
+    episodes, errors = index.episode_counts()
     by_family: dict[str, list[str]] = defaultdict(list)
     families: dict[str, Family] = {}
     for ev in per:
@@ -190,14 +137,12 @@ def run_metrics(conn: sqlite3.Connection) -> RunMetrics:
         fam, names = families[fname], sorted(by_family[fname])
         if not fam.grouped:
             names.sort(key=lambda n: (n != fam.preferred, n))
-            rows += [_row(conn, cur, ev, fam, [ev], per[ev]) for ev in names]
+            rows += [_row(index, ev, fam, [ev], per[ev]) for ev in names]
             continue
-        whole = _all_pass(conn, cur, names)
-        checks = _Counts()
-        for ev in names:
-            checks = _add(checks, per[ev])
+        whole = index.all_pass_counts(names)
+        checks = sum((per[ev] for ev in names), ScoreCounts())
         whole.total = float(whole.success)
-        group = _row(conn, cur, fam.label, fam, names, whole)
+        group = _row(index, fam.label, fam, names, whole)
         # "check pass" over every check of every episode, beside the per-episode pass.
         group.metrics = [_value(m, checks) if m.source != "all_pass" else v
                          for m, v in zip(fam.metrics, group.metrics, strict=True)]
@@ -207,9 +152,7 @@ def run_metrics(conn: sqlite3.Connection) -> RunMetrics:
             kinds[base_name(ev)].append(ev)
         parts = tuple(m for m in fam.metrics if m.source != "all_pass")
         for kind, evs in sorted(kinds.items()):
-            counts = _Counts()
-            for ev in evs:
-                counts = _add(counts, per[ev])
-            rows.append(_row(conn, cur, kind, fam, evs, counts, part_of=fam.label,
+            counts = sum((per[ev] for ev in evs), ScoreCounts())
+            rows.append(_row(index, kind, fam, evs, counts, part_of=fam.label,
                              metrics=parts))
-    return RunMetrics(episodes=episodes or 0, episode_errors=errors or 0, rows=rows)
+    return RunMetrics(episodes=episodes, episode_errors=errors, rows=rows)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from webtraj.report.metrics import csr_evaluator
 from webtraj.store.run_store import RunStore
 
 
@@ -38,9 +39,7 @@ class Aggregate(BaseModel):
 
 def _pick_csr(scores: dict[str, float | None]) -> tuple[str | None, float | None]:
     """The headline evaluator's value (the family ranked first: a constraint judge, the
-    oracle first, then MiniWoB++, ...; see `report.queries.csr_evaluator`)."""
-    from webtraj.report.queries import csr_evaluator
-
+    oracle first, then MiniWoB++, ...; see `report.metrics.csr_evaluator`)."""
     name = csr_evaluator(list(scores))
     return (name, scores[name]) if name else (None, None)
 

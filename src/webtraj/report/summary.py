@@ -11,9 +11,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from webtraj.llm.usage import ModelUsage, PriceTable
-from webtraj.report import queries as q
 from webtraj.report.metrics import RunMetrics, run_metrics
 from webtraj.report.usage import judge_usage, run_usage, trajectory_usage
+from webtraj.store.queries import IndexReader
 from webtraj.store.run_store import RunStore
 
 
@@ -78,12 +78,9 @@ def summarize(store: RunStore, *, verify: bool = True,
             elif tid not in bad_ids:
                 corrupt.append(_corrupt(tid, exc))
                 bad_ids.add(tid)
-    conn = q.open_index(store.root)
-    try:
-        metrics = run_metrics(conn)
-        judges = judge_usage(conn)
-    finally:
-        conn.close()
+    with IndexReader.open(store.root) as index:
+        metrics = run_metrics(index)
+        judges = judge_usage(index)
     evaluators: dict[str, EvaluatorSummary] = {}
     sums: dict[str, list[float]] = {}
     is_csr: dict[str, bool] = {}

@@ -9,9 +9,9 @@ from rich.table import Table
 from rich.text import Text
 
 from webtraj.llm.usage import PriceTable, Usage
-from webtraj.report import queries as q
 from webtraj.report.metrics import MetricRow, RunMetrics, ci_text, run_metrics
 from webtraj.report.usage import RunUsage, run_usage
+from webtraj.store.queries import IndexReader, total_of
 from webtraj.store.run_store import RunStore
 
 
@@ -54,13 +54,13 @@ def metrics_table(metrics: RunMetrics, title: str = "metrics") -> Table:
     return table
 
 
-def site_table(conn, metrics: RunMetrics) -> Table | None:  # noqa: ANN001 - sqlite3 conn
+def site_table(index: IndexReader, metrics: RunMetrics) -> Table | None:
     """The headline evaluator by site and difficulty (episodes with an error apart)."""
     head = metrics.headline
     if head is None or head.part_of is not None or len(head.evaluators) != 1:
         return None
     ev = head.evaluators[0]
-    cells = q.by_site_difficulty(conn, ev)
+    cells = index.by_site_difficulty(ev)
     if len(cells) < 2:
         return None
     success = next((m.label for m in head.metrics if m.key in ("sr", "success")), "success")
@@ -69,7 +69,7 @@ def site_table(conn, metrics: RunMetrics) -> Table | None:  # noqa: ANN001 - sql
     for col in ("site", "difficulty", "episodes", "scored", success, mean, "errors"):
         table.add_column(escape(col), justify="left" if col in ("site", "difficulty")
                          else "right", overflow="fold")
-    for c in [*cells, q.total_of(cells)]:
+    for c in [*cells, total_of(cells)]:
         group = c.group if len(c.group) == 2 else (c.group[0], "")
         sr = "-" if c.sr is None else f"{c.sr:.2f}{ci_text(c.sr, c.scored)}"
         table.add_row(*(escape(g) for g in group), str(c.n), str(c.scored), sr,
@@ -105,13 +105,10 @@ def usage_of(u: Usage, role: str, prices: PriceTable | None = None) -> Table | T
 def run_tables(store: RunStore, prices: PriceTable | None = None) -> Group:
     """What a finished run prints: its metrics, the headline by site and difficulty, and its
     model usage."""
-    conn = q.open_index(store.root)
-    try:
-        metrics = run_metrics(conn)
+    with IndexReader.open(store.root) as index:
+        metrics = run_metrics(index)
         parts: list = [metrics_table(metrics, title=f"metrics ({escape(store.root.name)})")]
-        sites = site_table(conn, metrics)
-    finally:
-        conn.close()
+        sites = site_table(index, metrics)
     if sites is not None:
         parts.append(sites)
     usage = usage_table(run_usage(store.info), prices)

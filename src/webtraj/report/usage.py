@@ -7,18 +7,17 @@ total, `usage.llm`, shown as role "all")."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, ValidationError
 
 from webtraj.llm.usage import RUN_USAGE_KEY, ModelUsage, PriceTable, Usage
 from webtraj.model.errors import InputError, from_validation_error
 from webtraj.model.jsonfile import read_json
 from webtraj.model.run import RunInfo
+from webtraj.store.queries import IndexReader
 
 ROLES = ("agent", "judges")
 
@@ -75,22 +74,20 @@ def trajectory_usage(usage: Usage | None) -> ModelUsage | None:
     return usage.total if usage is not None and usage.models else None
 
 
-def judge_usage(conn: sqlite3.Connection) -> dict[str, dict[str, ModelUsage]]:
+def judge_usage(index: IndexReader) -> dict[str, dict[str, ModelUsage]]:
     """trajectory id -> evaluator -> the model use its current score cost (`llm_usage` in the
     score's details, written by the scoring of each trajectory)."""
     out: dict[str, dict[str, ModelUsage]] = {}
-    rows = conn.execute(
-        "SELECT t.trajectory_id, s.evaluator, json_extract(s.body, '$.details.llm_usage') "
-        "FROM score_sets s JOIN main.trajectories t ON t.id = s.traj WHERE s.id IN "
-        "(SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator) AND s.body IS NOT NULL "
-        "AND json_extract(s.body, '$.details.llm_usage') IS NOT NULL")
-    for tid, ev, raw in rows:
-        try:
-            usage = Usage.from_run_usage(orjson.loads(raw))
-        except (ValueError, ValidationError):
-            continue
-        if usage.models:
-            out.setdefault(tid, {})[ev] = usage.total
+    for tid, per in index.current_details("llm_usage").items():
+        for ev, raw in per.items():
+            if not isinstance(raw, Mapping):
+                continue
+            try:
+                usage = Usage.from_run_usage(raw)
+            except (ValueError, ValidationError):
+                continue
+            if usage.models:
+                out.setdefault(tid, {})[ev] = usage.total
     return out
 
 

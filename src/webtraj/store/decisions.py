@@ -10,16 +10,8 @@ from pathlib import Path
 
 from webtraj.model.curation import CurationDecision
 from webtraj.model.errors import InputError
+from webtraj.store.migrations import DECISIONS_SCHEMA
 from webtraj.store.run_store import INDEX_DB
-
-TABLE = """
-CREATE TABLE IF NOT EXISTS curation_decisions (
-    trajectory_id TEXT NOT NULL,
-    dataset TEXT NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (trajectory_id, dataset)
-);
-"""
 
 
 class DecisionWriter:
@@ -29,7 +21,7 @@ class DecisionWriter:
 
     def __init__(self, root: Path) -> None:
         self.conn = sqlite3.connect(root / INDEX_DB, timeout=30, isolation_level=None)
-        self.conn.executescript(TABLE)
+        self.conn.executescript(DECISIONS_SCHEMA)
         self.conn.execute("BEGIN IMMEDIATE")
 
     def add(self, dataset: str, decisions: Iterable[tuple[str, str]]) -> None:

@@ -14,51 +14,7 @@ import orjson
 from webtraj.model.redact import Redactor
 from webtraj.model.score import STEP_CHECK_ROWS, Score, StepMatches, upgrade_legacy_score
 from webtraj.model.trajectory import Trajectory
-from webtraj.store import summary
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS run (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS trajectories (
-    id INTEGER PRIMARY KEY,
-    trajectory_id TEXT NOT NULL UNIQUE,
-    task_id TEXT NOT NULL,
-    site TEXT,
-    difficulty TEXT,
-    agent TEXT NOT NULL,
-    trial INTEGER NOT NULL,
-    n_steps INTEGER NOT NULL,
-    error TEXT,
-    termination TEXT,
-    added_at REAL NOT NULL,
-    -- What the viewer searches (intent) and shows (answer) without opening each folder.
-    intent TEXT,
-    answer TEXT
-);
-CREATE INDEX IF NOT EXISTS trajectories_task ON trajectories(task_id, trial);
-CREATE TABLE IF NOT EXISTS score_sets (
-    id INTEGER PRIMARY KEY,
-    traj INTEGER NOT NULL REFERENCES trajectories(id),
-    evaluator TEXT NOT NULL,
-    value REAL,
-    reason TEXT,
-    error INTEGER NOT NULL DEFAULT 0,
-    has_constraints INTEGER NOT NULL DEFAULT 0,
-    -- Per-step values as a JSON array (null = step unscored): one Score is one row, and
-    -- SQLite's json_each() aggregates over steps without a row per step.
-    steps TEXT,
-    -- Sum and count of the scored step values, kept at write time so means over millions of
-    -- step scores are one pass over score rows.
-    step_sum REAL,
-    step_count INTEGER,
-    body TEXT,
-    added_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS score_sets_traj ON score_sets(traj, evaluator);
-"""
-
+from webtraj.store import migrations, summary
 
 _BODY_EXCLUDE = {"step_values"}
 _CHUNK = 10_000
@@ -129,6 +85,19 @@ def _where(filters: dict[str, object | None], prefix: str = "") -> tuple[str, li
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """The index at `path` through a read-only connection (nothing on disk changes), once
+    its version is one this webtraj reads (else migrations.IndexTooOld / IndexTooNew)."""
+    uri = path.resolve().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+    try:
+        migrations.check_readable(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 class RunIndex:
     """`redactor`: text columns (intent, answer, error, score reasons and bodies) are redacted
     as they are written, like every file of the run."""
@@ -137,20 +106,21 @@ class RunIndex:
                  read_only: bool = False) -> None:
         self.path = Path(path)
         self._redactor = redactor
+        # The version the index had when opened (a writer has since brought it to
+        # migrations.CURRENT).
+        self.found_version = migrations.CURRENT
         if read_only:
             # A reader changes nothing: no schema, no migration, no journal-mode switch.
-            uri = self.path.resolve().as_uri() + "?mode=ro"
-            self.conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+            self.conn = connect_read_only(self.path)
             return
         self.conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(SCHEMA)
-        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(trajectories)")}
-        for col in ("intent", "answer"):  # indexes written before these columns existed
-            if col not in cols:
-                self.conn.execute(f"ALTER TABLE trajectories ADD COLUMN {col} TEXT")
-        summary.migrate(self.conn, score_from_row)
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.found_version = migrations.migrate(self.conn, self.path, score_from_row)
+        except BaseException:
+            self.conn.close()
+            raise
 
     def close(self) -> None:
         self.conn.close()

@@ -16,7 +16,7 @@ from pathlib import Path
 from webtraj.model.errors import InputError
 from webtraj.model.score import Score, StepMatches
 from webtraj.model.trajectory import Trajectory
-from webtraj.store.index import score_matches_from_row
+from webtraj.store.index import connect_read_only, score_matches_from_row
 from webtraj.store.run_store import INDEX_DB, TRAJECTORIES, TRAJECTORY_JSON
 
 __all__ = ["INDEX_DB", "TRAJECTORIES", "TRAJECTORY_JSON", "Loaded", "RawChunk", "load_chunk",
@@ -36,8 +36,8 @@ class Loaded:
 
 
 def connect_ro(root: Path) -> sqlite3.Connection:
-    uri = (root / INDEX_DB).resolve().as_uri() + "?mode=ro"
-    return sqlite3.connect(uri, uri=True, timeout=30)
+    """The run's index, read-only, once its version is one this webtraj reads."""
+    return connect_read_only(root / INDEX_DB)
 
 
 def trajectory_items(root: Path) -> list[tuple[str, str]]:

@@ -11,7 +11,8 @@ run's tables are a few small reads however many trajectories it has:
 A newer score for the same (evaluator, trajectory) replaces the older one's contribution.
 Schema 2 also brings the search index (store.search).
 An index written before these tables existed (schema 1) is migrated by the first writer that
-opens it; a read-only reader sees `SCHEMA_VERSION` not reached and uses the slower queries."""
+opens it (store.migrations); a read-only reader sees `SCHEMA_VERSION` not reached and uses
+the slower queries over every stored score (`latest_join`)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import orjson
 
 from webtraj.model.score import Score
-from webtraj.store import search
 
-# PRAGMA user_version of an index with the summary tables (schema 1 had none).
+# The index version (store.migrations) that brought the summary tables (1 had none).
 SCHEMA_VERSION = 2
 
 SCHEMA = """
@@ -178,29 +178,6 @@ def rebuild(conn: sqlite3.Connection, load: Callable[..., Score]) -> None:
     mark(conn)
 
 
-def migrate(conn: sqlite3.Connection, load: Callable[..., Score]) -> bool:
-    """Bring an index to schema 2 (build the summary tables and search index from what is
-    stored), or rebuild summary tables that a write bypassed; `load(*row)` turns a
-    score_sets row (evaluator, value, reason, error, steps, body) into a Score. Returns
-    whether anything was done."""
-    conn.executescript(SCHEMA)
-    search.create(conn)
-    if current(conn):
-        return False
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if not current(conn):  # another writer may have done it meanwhile
-            rebuild(conn, load)
-            if version(conn) < SCHEMA_VERSION:
-                search.rebuild(conn)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return True
-
-
 def _readable(rows: Iterable[tuple], load: Callable[..., Score]
               ) -> Iterator[tuple[int, int, Score]]:
     """Stored scores that still read; one that does not is left out of the totals (its
@@ -210,3 +187,19 @@ def _readable(rows: Iterable[tuple], load: Callable[..., Score]
             yield r[0], r[1], load(*r[2:])
         except ValueError:
             continue
+
+
+def current_join(has_summary: bool, alias: str, kind: str = "LEFT JOIN") -> str:
+    """Join each trajectory `t` to its current score of one evaluator (the `?`): from the
+    summary table when the index has it (value only), else from score_sets."""
+    if has_summary:
+        return (f" {kind} current_scores {alias} ON {alias}.evaluator = ? "
+                f"AND {alias}.traj = t.id")
+    return latest_join(alias, kind)
+
+
+def latest_join(alias: str, kind: str = "LEFT JOIN", extra: str = "") -> str:
+    """Join each trajectory `t` to its newest score of one evaluator (the `?`): one index
+    seek per trajectory on score_sets(traj, evaluator), whose last column is the row id."""
+    return (f" {kind} score_sets {alias} ON {alias}.id = (SELECT MAX(id) FROM score_sets "
+            f"WHERE traj = t.id AND evaluator = ?{extra})")

@@ -24,11 +24,10 @@ from webtraj.evaluate.metrics import family_of
 from webtraj.model.errors import InputError
 from webtraj.model.ordering import difficulty_key, group_key, natural_key
 from webtraj.model.trajectory import Trajectory
-from webtraj.report import queries as q
 from webtraj.report.html import metrics_html, usage_html
 from webtraj.report.metrics import ci_text
 from webtraj.report.plot import step_plot
-from webtraj.store.decisions import decisions_of
+from webtraj.store import listing
 from webtraj.view.compare import Column, align, task_table
 from webtraj.view.detail import load_trajectory, load_view, png_size
 from webtraj.view.files import NotInRun, TrajectoryFiles
@@ -98,24 +97,22 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         p = request.query_params
         ref = ref_or_404(p.get("r"))
         sort = p.get("sort") or "id"
-        if sort not in q.SORTS:
-            raise HTTPException(400, f"sort must be one of {', '.join(q.SORTS)}")
-        query = q.ListQuery(site=p.get("site") or None, difficulty=p.get("difficulty") or None,
-                            success=_choice(p, "success", ("yes", "no")),
-                            error=_choice(p, "error", ("yes", "no")),
-                            unscored=p.get("unscored") == "1", q=p.get("q") or None,
-                            sort=sort, desc=p.get("desc") == "1", page=_page_number(p, "page"))
+        if sort not in listing.SORTS:
+            raise HTTPException(400, f"sort must be one of {', '.join(listing.SORTS)}")
+        query = listing.ListQuery(
+            site=p.get("site") or None, difficulty=p.get("difficulty") or None,
+            success=_choice(p, "success", ("yes", "no")), error=_choice(p, "error", ("yes", "no")),
+            unscored=p.get("unscored") == "1", q=p.get("q") or None, sort=sort,
+            desc=p.get("desc") == "1", page=_page_number(p, "page"))
         try:
             info = load_info(ref)
-            conn = connect(ref)
-            if conn is None:
+            index = connect(ref)
+            if index is None:
                 return _page("run.html", ref=ref, info=info, empty=True)
-            try:
-                st = run_stats(ref.root, conn)
+            with index:
+                st = run_stats(ref.root, index)
                 ev = st.csr_evaluator
-                rows, total = q.trajectory_page(conn, ev, query)
-            finally:
-                conn.close()
+                rows, total = index.trajectory_page(ev, query)
         except DAMAGE as exc:
             return _damaged(ref, exc)
         cells = sorted(st.cells, key=lambda c: group_key(c.group))
@@ -131,8 +128,8 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
                                 key=natural_key),
                    difficulties=sorted({c.group[1] for c in st.cells if c.group[1] != "-"},
                                        key=difficulty_key),
-                   page_size=q.PAGE_SIZE, count_cap=q.COUNT_CAP,
-                   natural_limit=q.NATURAL_LIMIT, metrics_html=metrics_html(st.metrics),
+                   page_size=listing.PAGE_SIZE, count_cap=listing.COUNT_CAP,
+                   natural_limit=listing.NATURAL_LIMIT, metrics_html=metrics_html(st.metrics),
                    usage_html=usage_html(info))
         return _page("run.html", **ctx)
 
@@ -141,14 +138,14 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         ref = ref_or_404(p.get("r"))
         files = _files(ref, p.get("t") or "")
         try:
-            conn = connect(ref)
+            index = connect(ref)
             try:
-                ev = run_stats(ref.root, conn).csr_evaluator if conn else None
-                scores = q.scores_of(conn, files.trajectory_id) if conn else []
-                curation = decisions_of(conn, files.trajectory_id) if conn else []
+                ev = run_stats(ref.root, index).csr_evaluator if index else None
+                scores = index.scores_of(files.trajectory_id) if index else []
+                curation = index.decisions(files.trajectory_id) if index else []
             finally:
-                if conn:
-                    conn.close()
+                if index:
+                    index.close()
         except DAMAGE as exc:
             return _damaged(ref, exc)
         try:
@@ -230,18 +227,16 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
             except InputError:
                 names.append(ref.key)
             try:
-                conn = connect(ref)
-                if conn is None:
+                index = connect(ref)
+                if index is None:
                     per_run.append({})
                     evs.append(None)
                     headlines.append(None)
                     continue
-                try:
-                    st = run_stats(ref.root, conn)
+                with index:
+                    st = run_stats(ref.root, index)
                     ev = st.csr_evaluator
-                    outcomes = q.task_outcomes(conn, ev)
-                finally:
-                    conn.close()
+                    outcomes = index.task_outcomes(ev)
             except DAMAGE as exc:
                 problems.append(f"{ref.key}: {damage_text(exc)}")
                 per_run.append({})
@@ -427,13 +422,11 @@ def _files(ref: RunRef, tid: str) -> TrajectoryFiles:
 
 
 def _first_of_task(ref: RunRef, task: str) -> str | None:
-    conn = connect(ref)
-    if conn is None:
+    index = connect(ref)
+    if index is None:
         return None
-    try:
-        ids = q.trajectories_of_task(conn, task)
-    finally:
-        conn.close()
+    with index:
+        ids = index.trajectories_of_task(task)
     return ids[0] if ids else None
 
 

@@ -5,15 +5,14 @@ folder it was found in. Only keys from this list are ever opened."""
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
-from webtraj.report import queries as q
 from webtraj.report.usage import run_usage
+from webtraj.store.queries import IndexReader, SQLiteError
 from webtraj.store.run_store import INDEX_DB, RUN_JSON, TRAJECTORIES, find_runs
 from webtraj.view.stats import run_stats
 
@@ -76,14 +75,14 @@ class Catalog:
 
 # What a damaged run raises when read: an unreadable or foreign index.sqlite, a run.json that
 # is not a run's, a file that cannot be opened, stored rows that do not parse.
-DAMAGE = (InputError, sqlite3.Error, OSError, ValueError)
+DAMAGE = (InputError, SQLiteError, OSError, ValueError)
 
 
 def damage_text(exc: BaseException) -> str:
     """Why a run cannot be read, in one line (InputError already names its file)."""
     if isinstance(exc, InputError):
         return str(exc)
-    if isinstance(exc, sqlite3.Error):
+    if isinstance(exc, SQLiteError):
         return f"{INDEX_DB} cannot be read: {exc}"
     return f"{type(exc).__name__}: {exc}"
 
@@ -100,13 +99,13 @@ def load_info(ref: RunRef) -> RunInfo:
     return RunInfo.load(ref.root / RUN_JSON)
 
 
-def connect(ref: RunRef) -> sqlite3.Connection | None:
+def connect(ref: RunRef) -> IndexReader | None:
     """The run's index read-only, or None while a starting run has not made one yet."""
     path = ref.root / INDEX_DB
     if not path.exists() and not path.is_symlink():
         return None
     _not_a_link(path)
-    return q.open_index(ref.root)
+    return IndexReader.open(ref.root)
 
 
 def run_row(ref: RunRef) -> RunRow:
@@ -123,16 +122,14 @@ def run_row(ref: RunRef) -> RunRow:
     base = dict(key=ref.key, name=info.name or ref.key,
                 model=info.model.model if info.model else None, date=date)
     try:
-        conn = connect(ref)
-        if conn is None:
+        index = connect(ref)
+        if index is None:
             return RunRow(**base, agent=_agent(info, None), episodes=0, errors=0, sr=None,
                           csr=None, judges=[])
-        try:
-            st = run_stats(ref.root, conn)
+        with index:
+            st = run_stats(ref.root, index)
             names, total = st.evaluators, st.total
-            agent = _agent(info, q.first_agent(conn))
-        finally:
-            conn.close()
+            agent = _agent(info, index.first_agent())
     except DAMAGE as exc:
         return RunRow(**base, agent=_agent(info, None), episodes=0, errors=0, sr=None,
                       csr=None, judges=[], problem=damage_text(exc))

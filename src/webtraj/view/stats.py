@@ -4,26 +4,32 @@ being written at most every REFRESH_S seconds."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from webtraj.report import queries as q
-from webtraj.report.metrics import RunMetrics, run_metrics
+from webtraj.report.metrics import RunMetrics, csr_evaluator, run_metrics
+from webtraj.store.queries import (
+    Agreement,
+    Cell,
+    ConstraintAgreement,
+    ConstraintRow,
+    IndexReader,
+    total_of,
+)
 from webtraj.store.run_store import INDEX_DB
 
 
 class RunStats(BaseModel):
     evaluators: list[str]
     csr_evaluator: str | None
-    total: q.Cell
-    cells: list[q.Cell]
-    constraints: list[q.ConstraintRow]
+    total: Cell
+    cells: list[Cell]
+    constraints: list[ConstraintRow]
     curve: list[tuple[int, float, int]]
-    agreement: list[q.Agreement]
-    constraint_agreement: list[q.ConstraintAgreement]
+    agreement: list[Agreement]
+    constraint_agreement: list[ConstraintAgreement]
     metrics: RunMetrics
 
 
@@ -45,22 +51,18 @@ def _stamp(root: Path) -> tuple:
     return tuple(out)
 
 
-def run_stats(root: Path, conn: sqlite3.Connection) -> RunStats:
+def run_stats(root: Path, index: IndexReader) -> RunStats:
     stamp = _stamp(root)
     hit = _cache.get(root)
     if hit is not None and (hit[0] == stamp or time.monotonic() - hit[1] < REFRESH_S):
         return hit[2]
-    names = q.evaluators(conn)
-    ev = q.csr_evaluator(names)
-    cells = q.by_site_difficulty(conn, ev)
-    stats = RunStats(evaluators=names, csr_evaluator=ev, total=q.total_of(cells),
-                     cells=cells, constraints=q.by_constraint(conn, ev),
-                     curve=q.step_curve(conn, ev), agreement=q.judge_agreement(conn, names),
-                     constraint_agreement=q.constraint_agreement(conn, names),
-                     metrics=run_metrics(conn))
+    names = index.evaluators()
+    ev = csr_evaluator(names)
+    cells = index.by_site_difficulty(ev)
+    stats = RunStats(evaluators=names, csr_evaluator=ev, total=total_of(cells),
+                     cells=cells, constraints=index.by_constraint(ev),
+                     curve=index.step_curve(ev), agreement=index.judge_agreement(names),
+                     constraint_agreement=index.constraint_agreement(names),
+                     metrics=run_metrics(index))
     _cache[root] = (stamp, time.monotonic(), stats)
     return stats
-
-
-def csr_evaluator(root: Path, conn: sqlite3.Connection) -> str | None:
-    return run_stats(root, conn).csr_evaluator

@@ -14,13 +14,12 @@ import contextvars
 import inspect
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
-from pydantic import Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
-from webtraj.evaluate.registry import ConfigError, registry
 from webtraj.evaluate.step_metrics import action_matches
 from webtraj.model.base import FrozenModel
 from webtraj.model.score import Score
@@ -168,18 +167,17 @@ def element_match(output: Any, expected: Any) -> float | None:
     return float(got is not None and str(got) in want_set)
 
 
-def _builtin_factory(fn: Callable[..., Any]) -> Callable[[dict[str, Any], EvalEnv], Evaluator]:
-    def factory(options: dict[str, Any], env: EvalEnv) -> Evaluator:
-        if options:
-            raise ConfigError(f"evaluator {fn.__name__!r} takes no options",
-                              field=fn.__name__)
-        return FunctionScorer(fn)
-
-    return factory
-
-
 BUILTINS = (operation_match, action_correct, element_match)
 for _fn in BUILTINS:
     _fn.name = _fn.__name__  # type: ignore[attr-defined]
-    registry.register(_fn.__name__, _builtin_factory(_fn),
-                      help=(_fn.__doc__ or "").split("\n")[0] + " (Eval cases)")
+
+
+class CaseScorerConfig(BaseModel):
+    """A built-in case scorer's config: its name, no options."""
+
+    model_config = ConfigDict(extra="forbid")
+    evaluator: Literal["operation_match", "action_correct", "element_match"]
+
+
+def builtin_scorer(config: CaseScorerConfig, env: EvalEnv) -> Evaluator:
+    return FunctionScorer(next(fn for fn in BUILTINS if fn.__name__ == config.evaluator))

@@ -88,9 +88,8 @@ def base_name(evaluator: str) -> str:
 
 
 def family_of(evaluator: str) -> Family:
-    from webtraj.evaluate.registry import load_builtins
+    import webtraj.evaluate.registry  # noqa: F401  (importing the built-ins declares their families)
 
-    load_builtins()
     return _FAMILIES.get(base_name(evaluator), GENERIC)
 
 

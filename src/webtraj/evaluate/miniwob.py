@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import orjson
@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict
 
 from webtraj.evaluate.metrics import Family, Metric, declare
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.evaluate.registry import registry
 from webtraj.formats.har import load_trace
 from webtraj.model import InputError, Score, Trajectory
 from webtraj.suites.miniwob.paths import REWARD_PATH, START_PATH
@@ -33,7 +32,7 @@ NAME = "miniwob"
 
 class MiniWoBOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    evaluator: str = NAME
+    evaluator: Literal["miniwob"] = "miniwob"
     # Unscored (rather than scored) when the page's instruction differs from the intent.
     check_intent: bool = True
 
@@ -139,8 +138,8 @@ class MiniWoBEvaluator(SyncEvaluator):
                       step_values=steps if len(steps) == n_obs and n_obs else None)]
 
 
-def factory(options: dict[str, Any], env: EvalEnv) -> MiniWoBEvaluator:
-    return MiniWoBEvaluator(MiniWoBOptions.model_validate({"evaluator": NAME, **options}))
+def factory(options: MiniWoBOptions, env: EvalEnv) -> MiniWoBEvaluator:
+    return MiniWoBEvaluator(options)
 
 
 FAMILY = declare(Family(name="miniwob", label="MiniWoB++", evaluators=(NAME,), order=20,
@@ -149,7 +148,3 @@ FAMILY = declare(Family(name="miniwob", label="MiniWoB++", evaluators=(NAME,), o
            help="share of scored episodes with a raw reward > 0"),
     Metric(key="reward", label="reward", source="detail", detail="reward",
            help="mean time-discounted reward the page gave (episodes it gave one)"))))
-
-if NAME not in registry:
-    registry.register(NAME, factory, options=MiniWoBOptions,
-                      help="MiniWoB++: the page's own reward (success = raw reward > 0)")

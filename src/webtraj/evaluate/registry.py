@@ -1,12 +1,15 @@
 """Evaluator registry: config entries `{"evaluator": NAME, ...options}` to evaluators.
 
-A factory takes the options dict (without `evaluator`) and the run's `EvalEnv`. Giving an
-options model (pydantic, `extra="forbid"`) makes unknown keys fail with a clear message;
-factories without one must check their options themselves.
+The built-in evaluators are one static table (`BUILTINS`): each name with its typed config
+model and what builds it from that config and the run's `EvalEnv`. Their configs together
+are one discriminated union keyed by `evaluator` (`BuiltinConfig`, as webarena-verified's
+evaluator configs are), so a bad config is an error naming the evaluator and the field
+before anything runs.
 
-NAME is a built-in evaluator, an entry point of the `webtraj.evaluators` group, or a spec
-`my_pkg.mod:MyEvaluator` (a class or factory; options model in its `Options` attribute; it
-is called with `options=` and, when it has such parameters, `env=`).
+A user's evaluator is a spec `my_pkg.mod:MyEvaluator` or an entry point of the
+`webtraj.evaluators` group (a class or factory; options model in its `Options` attribute; it
+is called with `options=` and, when it has such a parameter, `env=`). The first config that
+names one registers it explicitly into the same registry (`Registry.register_plugin`).
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from webtraj.agents.plugins import (
     entry_point_names,
@@ -26,22 +29,75 @@ from webtraj.agents.plugins import (
     options_model_of,
     validate_options,
 )
+from webtraj.evaluate import case_scorers, miniwob
+from webtraj.evaluate.case_scorers import CaseScorerConfig
+from webtraj.evaluate.constraints import plugin as constraints
+from webtraj.evaluate.constraints.evaluator import ConstraintsOptions
+from webtraj.evaluate.errors import ConfigError
+from webtraj.evaluate.mind2web import evaluator as mind2web
+from webtraj.evaluate.mind2web.evaluator import Mind2WebOptions
+from webtraj.evaluate.miniwob import MiniWoBOptions
+from webtraj.evaluate.outcome import plugin as _outcome_family  # noqa: F401  (declares it)
+from webtraj.evaluate.outcome import webjudge, webvoyager
+from webtraj.evaluate.outcome.webjudge import WebJudgeOptions
+from webtraj.evaluate.outcome.webvoyager import WebVoyagerOptions
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
-from webtraj.model import InputError
-from webtraj.model.errors import from_validation_error
+from webtraj.evaluate.webarena_verified import plugin as wav
+from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
+from webtraj.model.errors import InputError, from_validation_error
 
-Factory = Callable[[dict[str, Any], EvalEnv], Evaluator]
+__all__ = ["BUILTINS", "BuiltinConfig", "ConfigError", "Entry", "Registry", "check", "create",
+           "registry"]
+
 ENTRY_POINT_GROUP = "webtraj.evaluators"
 
 
 @dataclass(frozen=True)
 class Entry:
     name: str
-    factory: Factory
-    options: type[BaseModel] | None
+    # Builds the evaluator from its validated config (a built-in's config model, a plug-in's
+    # `Options` or None) and the run's environment.
+    build: Callable[[Any, EvalEnv], Evaluator]
+    config: type[BaseModel] | None
     help: str
     # A user's evaluator: its options model does not carry the `evaluator` key.
     plugin: bool = False
+
+
+def _builtin(config: type[BaseModel], build: Callable[[Any, EvalEnv], Evaluator],
+             help: str, *names: str) -> dict[str, Entry]:
+    return {name: Entry(name, build, config, help) for name in names}
+
+
+BUILTINS: dict[str, Entry] = {
+    **_builtin(ConstraintsOptions, constraints.factory,
+               "CSR/SR with a rule, llm, vlm or oracle judge (the constraint-based evaluation "
+               "paper)", "constraints"),
+    **_builtin(MiniWoBOptions, miniwob.factory,
+               "MiniWoB++: the page's own reward (success = raw reward > 0)", miniwob.NAME),
+    **_builtin(Mind2WebOptions, mind2web.factory,
+               "Mind2Web: element accuracy, operation F1, step and task success against the "
+               "task's annotated steps", mind2web.NAME),
+    **_builtin(WebVoyagerOptions, webvoyager.factory,
+               "last k screenshots + answer -> SUCCESS/NOT SUCCESS, n runs", "webvoyager"),
+    **_builtin(WebJudgeOptions, webjudge.factory,
+               "key points, screenshot relevance, verdict (Online-Mind2Web)", "webjudge"),
+    **_builtin(AgentResponseConfig, wav.WavEvaluator,
+               "WebArena-Verified: the agent's final structured answer",
+               "AgentResponseEvaluator"),
+    **_builtin(NetworkEventConfig, wav.WavEvaluator,
+               "WebArena-Verified: a request in the trajectory's HAR", "NetworkEventEvaluator"),
+    **{fn.__name__: Entry(fn.__name__, case_scorers.builtin_scorer, CaseScorerConfig,
+                          (fn.__doc__ or "").split("\n")[0] + " (Eval cases)")
+       for fn in case_scorers.BUILTINS},
+}
+
+# Every built-in's config, told apart by its `evaluator` name.
+BuiltinConfig = Annotated[
+    ConstraintsOptions | MiniWoBOptions | Mind2WebOptions | WebVoyagerOptions
+    | WebJudgeOptions | AgentResponseConfig | NetworkEventConfig | CaseScorerConfig,
+    Field(discriminator="evaluator")]
+BUILTIN_CONFIG: TypeAdapter[BuiltinConfig] = TypeAdapter(BuiltinConfig)
 
 
 def _plugin_entry(name: str, target: Any) -> Entry:
@@ -53,12 +109,10 @@ def _plugin_entry(name: str, target: Any) -> Entry:
     except (TypeError, ValueError):
         params = {}
 
-    def factory(options: dict[str, Any], env: EvalEnv) -> Evaluator:
+    def build(options: BaseModel | None, env: EvalEnv) -> Evaluator:
         kwargs: dict[str, Any] = {}
-        if model is not None:
-            kwargs["options"] = model.model_validate(options)
-        elif options:
-            raise ConfigError(f"evaluator {name!r} takes no options", field="evaluator")
+        if options is not None:
+            kwargs["options"] = options
         if "env" in params:
             kwargs["env"] = env
         evaluator = target(**kwargs)
@@ -70,110 +124,105 @@ def _plugin_entry(name: str, target: Any) -> Entry:
             raise ConfigError(f"evaluator {name!r} needs a `name` string", field="evaluator")
         return evaluator
 
-    return Entry(name, factory, model, (inspect.getdoc(target) or "").split("\n")[0],
+    return Entry(name, build, model, (inspect.getdoc(target) or "").split("\n")[0],
                  plugin=True)
 
 
-class ConfigError(InputError):
-    """An evaluator config that cannot be used (unknown name, unknown or bad option)."""
-
-
 class Registry:
-    def __init__(self) -> None:
-        self._entries: dict[str, Entry] = {}
+    """The built-ins, and the users' evaluators registered into it."""
 
-    def register(self, name: str, factory: Factory, *, options: type[BaseModel] | None = None,
-                 help: str = "") -> None:
-        if name in self._entries:
+    def __init__(self) -> None:
+        self._plugins: dict[str, Entry] = {}
+
+    def register_plugin(self, name: str, target: Any) -> Entry:
+        """Register a user's evaluator (class or factory) under `name`."""
+        if name in BUILTINS or name in self._plugins:
             raise ValueError(f"evaluator {name!r} is already registered")
-        self._entries[name] = Entry(name, factory, options, help)
+        entry = self._plugins[name] = _plugin_entry(name, target)
+        return entry
 
     def names(self) -> list[str]:
-        return sorted(self._entries)
+        return sorted({*BUILTINS, *self._plugins})
 
     def __contains__(self, name: str) -> bool:
-        return name in self._entries
+        return name in BUILTINS or name in self._plugins
 
-    def _entry(self, name: str, *, record: str | int | None, file: str | None) -> Entry | None:
-        """A registered entry, else a plug-in (spec or entry point) registered on first use."""
-        if name in self._entries:
-            return self._entries[name]
+    def entry(self, name: str, *, record: str | int | None = None,
+              file: str | None = None) -> Entry | None:
+        """A built-in or registered entry; else the user's evaluator the name points to
+        (spec or entry point), registered now; None when it points to nothing."""
+        known = BUILTINS.get(name) or self._plugins.get(name)
+        if known is not None:
+            return known
         try:
-            if is_spec(name):
-                target = load_spec(name, what="evaluator")
-            else:
-                target = load_entry_point(ENTRY_POINT_GROUP, name, what="evaluator")
-        except InputError as exc:
-            raise ConfigError(exc.message, file=file, record=record,
-                              field="evaluator") from None
-        if target is None:
-            return None
-        entry = _plugin_entry(name, target)
-        self._entries[name] = entry
-        return entry
+            target = (load_spec(name, what="evaluator") if is_spec(name)
+                      else load_entry_point(ENTRY_POINT_GROUP, name, what="evaluator"))
+        except InputError as exc:  # the module or entry point cannot be loaded
+            raise ConfigError(exc.message, file=file, record=record, field="evaluator") from None
+        return None if target is None else self.register_plugin(name, target)
 
     def check(self, config: Mapping[str, Any], *, record: str | int | None = None,
               file: str | None = None) -> BaseModel | None:
-        """Validate a config entry; returns the parsed options model when there is one."""
+        """The config's typed options: a built-in's config model (the evaluator's own
+        union member), a plug-in's `Options`, or None for a plug-in without options."""
         name = config.get("evaluator") if isinstance(config, Mapping) else None
         if not isinstance(name, str):
             raise ConfigError("evaluator config needs an 'evaluator' name", file=file,
                               record=record, field="evaluator")
-        entry = self._entry(name, record=record, file=file)
+        entry = self.entry(name, record=record, file=file)
         if entry is None:
             known = sorted(set(self.names()) | set(entry_point_names(ENTRY_POINT_GROUP)))
             raise ConfigError(f"unknown evaluator {name!r}; known: {', '.join(known)}, or "
                               "'package.module:ClassOrFactory'",
                               file=file, record=record, field="evaluator")
-        if entry.options is None:
-            return None
+        options = {k: v for k, v in config.items() if k != "evaluator"}
         if entry.plugin:
+            if entry.config is None:
+                if options:
+                    raise ConfigError(f"evaluator {name!r} takes no options", file=file,
+                                      record=record, field=name)
+                return None
             try:
-                return validate_options(entry.options,
-                                        {k: v for k, v in config.items() if k != "evaluator"},
-                                        owner=f"evaluator {name!r}", file=file)
-            except InputError as exc:
+                return validate_options(entry.config, options, owner=f"evaluator {name!r}",
+                                        file=file)
+            except InputError as exc:  # naming the option
                 raise ConfigError(exc.message, file=file, record=record,
                                   field=exc.field) from None
         try:
-            return entry.options.model_validate(dict(config))
+            return BUILTIN_CONFIG.validate_python(dict(config))
         except ValidationError as exc:
-            err = from_validation_error(exc, file=file, record=record)
-            msg = err.message
-            if any(e["type"] == "extra_forbidden" for e in exc.errors()):
-                msg = f"unknown option for {name}: {msg}"
-            raise ConfigError(msg, file=file, record=record,
-                              field=f"{name}.{err.field}" if err.field else name) from None
+            raise _config_error(name, exc, file=file, record=record) from None
 
     def create(self, config: Mapping[str, Any], env: EvalEnv | None = None, *,
                record: str | int | None = None, file: str | None = None) -> Evaluator:
-        self.check(config, record=record, file=file)
-        entry = self._entries[config["evaluator"]]
-        options = {k: v for k, v in config.items() if k != "evaluator"}
-        return entry.factory(options, env or EvalEnv())
+        options = self.check(config, record=record, file=file)
+        entry = self.entry(config["evaluator"])
+        assert entry is not None  # check() found it
+        return entry.build(options, env or EvalEnv())
+
+
+def _config_error(name: str, exc: ValidationError, *, file: str | None,
+                  record: str | int | None) -> ConfigError:
+    """The first problem of a built-in's config, its field named under the evaluator
+    (`miniwob.check_intent`)."""
+    err = from_validation_error(exc, file=file, record=record)
+    # The union puts the evaluator's name first in each location (`miniwob.check_intent`).
+    field = err.field if err.field and err.field.split(".")[0].split("[")[0] == name else (
+        f"{name}.{err.field}" if err.field else name)
+    msg = err.message
+    if any(e["type"] == "extra_forbidden" for e in exc.errors()):
+        msg = f"unknown option for {name}: {msg}"
+    return ConfigError(msg, file=file, record=record, field=field)
 
 
 registry = Registry()
-"""The process-wide registry; evaluator packages register themselves on import."""
+"""The process-wide registry: the built-ins and the users' evaluators named so far."""
 
 
 def create(config: Mapping[str, Any], env: EvalEnv | None = None, **kw: Any) -> Evaluator:
-    load_builtins()
     return registry.create(config, env, **kw)
 
 
 def check(config: Mapping[str, Any], **kw: Any) -> BaseModel | None:
     """Validate one evaluator config (name, plug-in, options) without building it."""
-    load_builtins()
     return registry.check(config, **kw)
-
-
-def load_builtins() -> None:
-    """Import the built-in evaluator packages: each registers its evaluators (and declares
-    its metric family) on import."""
-    import webtraj.evaluate.case_scorers  # noqa: F401
-    import webtraj.evaluate.constraints.plugin  # noqa: F401
-    import webtraj.evaluate.mind2web.evaluator  # noqa: F401
-    import webtraj.evaluate.miniwob  # noqa: F401
-    import webtraj.evaluate.outcome.plugin  # noqa: F401
-    import webtraj.evaluate.webarena_verified.plugin  # noqa: F401

@@ -131,8 +131,7 @@ def make_judge(name: str, env: EvalEnv, *, sources: tuple[str, ...] | None = Non
     return ModelJudge(client, mode=name)
 
 
-def factory(options: dict[str, Any], env: EvalEnv) -> ConstraintsEvaluator:
-    opts = ConstraintsOptions.model_validate({"evaluator": "constraints", **options})
+def factory(opts: ConstraintsOptions, env: EvalEnv) -> ConstraintsEvaluator:
     extractor = None
     if opts.extract:
         extractor = env.llm

@@ -15,13 +15,12 @@ macro averages of the reference are their means over tasks) plus each step's res
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from webtraj.evaluate.metrics import Family, Metric, declare
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.evaluate.registry import registry
 from webtraj.evaluate.step_metrics import TOP_K, Mind2WebStepScore, np_mean, score_step
 from webtraj.formats.mind2web.gold import EVALUATOR, GoldStep
 from webtraj.formats.mind2web.predictions import StepPrediction
@@ -37,7 +36,7 @@ _OP_OF = {ActionKind.CLICK: "CLICK", ActionKind.HOVER: "CLICK", ActionKind.PRESS
 
 class Mind2WebOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    evaluator: str = NAME
+    evaluator: Literal["mind2web"] = "mind2web"
     gold: tuple[GoldStep, ...] = ()
     top_k: int = TOP_K
 
@@ -137,8 +136,8 @@ class Mind2WebEvaluator(SyncEvaluator):
                       details=details.model_dump(mode="json"))]
 
 
-def factory(options: dict[str, Any], env: EvalEnv) -> Mind2WebEvaluator:
-    return Mind2WebEvaluator(Mind2WebOptions.model_validate({"evaluator": NAME, **options}))
+def factory(options: Mind2WebOptions, env: EvalEnv) -> Mind2WebEvaluator:
+    return Mind2WebEvaluator(options)
 
 
 FAMILY = declare(Family(name="mind2web", label="Mind2Web", evaluators=(NAME,), order=35,
@@ -152,8 +151,3 @@ FAMILY = declare(Family(name="mind2web", label="Mind2Web", evaluators=(NAME,), o
            help="mean over tasks of the share of steps with the right element and action"),
     Metric(key="task_sr", label="task SR", source="success",
            help="share of scored tasks whose every step succeeded"))))
-
-if NAME not in registry:
-    registry.register(NAME, factory, options=Mind2WebOptions,
-                      help="Mind2Web: element accuracy, operation F1, step and task success "
-                           "against the task's annotated steps")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,7 +44,7 @@ instruction. Explain briefly, then end with "Status: success" or "Status: failur
 
 class WebJudgeOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    evaluator: str = "webjudge"
+    evaluator: Literal["webjudge"] = "webjudge"
     threshold: int = Field(default=3, ge=1, le=5)
     max_images: int = Field(default=50, ge=1)
     max_image_side: int | None = 1280
@@ -98,8 +99,8 @@ class WebJudge:
                                                              answer=trajectory.answer))]
 
 
-def factory(options: dict, env: EvalEnv) -> WebJudge:
+def factory(options: WebJudgeOptions, env: EvalEnv) -> WebJudge:
     client = env.llm
     if client is None:
         raise ValueError("the webjudge judge needs a model: pass --llm")
-    return WebJudge(client, WebJudgeOptions.model_validate(options))
+    return WebJudge(client, options)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,7 +31,7 @@ Explain briefly, then end with one line: "Verdict: SUCCESS" or "Verdict: NOT SUC
 
 class WebVoyagerOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    evaluator: str = "webvoyager"
+    evaluator: Literal["webvoyager"] = "webvoyager"
     k: int = Field(default=15, ge=1)
     runs: int = Field(default=3, ge=1)
     max_image_side: int | None = 1280
@@ -77,8 +78,8 @@ class WebVoyagerJudge:
                                                              answer=trajectory.answer))]
 
 
-def factory(options: dict, env: EvalEnv) -> WebVoyagerJudge:
+def factory(options: WebVoyagerOptions, env: EvalEnv) -> WebVoyagerJudge:
     client = env.llm
     if client is None:
         raise ValueError("the webvoyager judge needs a model: pass --llm")
-    return WebVoyagerJudge(client, WebVoyagerOptions.model_validate(options))
+    return WebVoyagerJudge(client, options)

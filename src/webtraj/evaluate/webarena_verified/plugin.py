@@ -1,4 +1,4 @@
-"""Registers the WebArena-Verified evaluators with the evaluate registry.
+"""The WebArena-Verified evaluators as registry evaluators of webtraj trajectories.
 
 The trajectory supplies the agent's answer and its HAR (`network_trace`, relative to the
 artifacts folder); the task's metadata supplies `sites`, and its `AgentResponseEvaluator`
@@ -13,20 +13,23 @@ from urllib.parse import urlsplit
 
 from webtraj.evaluate.metrics import Family, Metric, declare
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.evaluate.registry import registry
 from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
 from webtraj.evaluate.webarena_verified.context import TaskContext
-from webtraj.evaluate.webarena_verified.runner import build, task_type_of
+from webtraj.evaluate.webarena_verified.network import NetworkEventEvaluator
+from webtraj.evaluate.webarena_verified.response import AgentResponseEvaluator
+from webtraj.evaluate.webarena_verified.runner import task_type_of
 from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
 from webtraj.formats.har import HarEntry
 from webtraj.model import InputError, Score, Trajectory
 
 
 class WavEvaluator(SyncEvaluator):
-    def __init__(self, name: str, options: dict[str, Any], env: EvalEnv) -> None:
-        self.name = instance_name(name, options)
-        self._config = {"evaluator": name, **options}
-        self._evaluator = build(self._config)
+    def __init__(self, config: AgentResponseConfig | NetworkEventConfig, env: EvalEnv) -> None:
+        self.name = instance_name(config)
+        self._config = config
+        self._evaluator = (AgentResponseEvaluator(config)
+                           if isinstance(config, AgentResponseConfig)
+                           else NetworkEventEvaluator(config))
         self._env = env
 
     def _entries(self, trajectory: Trajectory, artifacts: Path | None
@@ -57,20 +60,19 @@ class WavEvaluator(SyncEvaluator):
         return [score.model_copy(update={"evaluator": self.name})]
 
 
-def instance_name(name: str, options: dict[str, Any]) -> str:
+def instance_name(config: AgentResponseConfig | NetworkEventConfig) -> str:
     """A network check is named by the request it looks for (`NetworkEventEvaluator[GET
     __HOTELS__/search]`, `[no POST ...]` for one that must not happen), so a task's checks
     keep apart by what they check, not by their order."""
-    expected = options.get("expected")
-    if name != "NetworkEventEvaluator" or not isinstance(expected, dict):
-        return name
-    url = expected.get("url")
+    if not isinstance(config, NetworkEventConfig):
+        return config.evaluator
+    url = config.expected.url
     if isinstance(url, list):
         url = f"{url[0]} (or {len(url) - 1} more)" if len(url) > 1 else (url[0] if url else "")
     url = str(url or "").split("?")[0]
-    method = str(expected.get("http_method") or "GET").upper()
-    prefix = "no " if options.get("should_not_exist") else ""
-    return f"{name}[{prefix}{method} {url}]"
+    method = str(config.expected.http_method or "GET").upper()
+    prefix = "no " if config.should_not_exist else ""
+    return f"{config.evaluator}[{prefix}{method} {url}]"
 
 
 def _check_on_served_sites(ctx: TaskContext) -> None:
@@ -99,11 +101,12 @@ def _origin(url: str) -> tuple[str, str, int] | None:
     return p.scheme.lower(), p.hostname.lower(), port
 
 
-def _task_type(task: Any, config: dict[str, Any]) -> str:
+def _task_type(task: Any, config: AgentResponseConfig | NetworkEventConfig) -> str:
     """From the task's AgentResponseEvaluator (WebArena-Verified), else from
     `metadata.task_type` (webtraj tasks that judge no agent response, e.g. the sandbox)."""
     try:
-        return task_type_of([dict(c) for c in task.evaluators] + [config])
+        return task_type_of([dict(c) for c in task.evaluators]
+                            + [config.model_dump(mode="json")])
     except InputError:
         declared = task.metadata.get("task_type")
         if isinstance(declared, str) and declared.strip():
@@ -120,17 +123,3 @@ FAMILY = declare(Family(
                help="share of episodes where every check of the task passed"),
         Metric(key="check_pass", label="check pass", source="success",
                help="share of scored checks that passed"))))
-
-
-def _factory(name: str) -> Any:
-    return lambda options, env: WavEvaluator(name, options, env)
-
-
-for _name, _model, _help in (
-    ("AgentResponseEvaluator", AgentResponseConfig,
-     "WebArena-Verified: the agent's final structured answer"),
-    ("NetworkEventEvaluator", NetworkEventConfig,
-     "WebArena-Verified: a request in the trajectory's HAR"),
-):
-    if _name not in registry:
-        registry.register(_name, _factory(_name), options=_model, help=_help)

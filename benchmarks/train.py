@@ -37,7 +37,6 @@ LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "targets": ("all-linear",),
 def prepare(work: Path) -> tuple[Path, Path]:
     import orjson
 
-    from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER
     from webtraj.curate.settings import CurateSettings
     from webtraj.execute.curation import CurateRun, curate_run
     from webtraj.execute.run import RunConfig, execute_run
@@ -53,7 +52,7 @@ def prepare(work: Path) -> tuple[Path, Path]:
                              settings=CurateSettings(judge="oracle"), val_fraction=0.0))
     if not (base / "config.json").exists():
         recs = [orjson.loads(x) for x in (data / "train.jsonl").read_bytes().splitlines()]
-        build_tiny_model(chat_texts(recs) + [EXAMPLE_USER, EXAMPLE_ASSISTANT], base)
+        build_tiny_model(chat_texts(recs), base)
     return data, base
 
 
@@ -79,7 +78,7 @@ def run_bare(data: Path, base: Path, epochs: float, batch: int) -> dict:
 
     torch.manual_seed(0)
     tok = AutoTokenizer.from_pretrained(base)
-    examples = read_split(data / "train.jsonl", few_shot=True)
+    examples = read_split(data / "train.jsonl")
     seqs = []
     for ex in examples:
         prompt = tok.apply_chat_template(ex.prompt, add_generation_prompt=True,

@@ -42,7 +42,6 @@ BATCHES = (64, 32, 16, 8, 4, 2, 1)
 def prepare(work: Path, records: int, shape: dict) -> tuple[Path, Path]:
     import orjson
 
-    from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER
     from webtraj.curate.settings import CurateSettings
     from webtraj.execute.curation import CurateRun, curate_run
     from webtraj.execute.run import RunConfig, execute_run
@@ -65,7 +64,7 @@ def prepare(work: Path, records: int, shape: dict) -> tuple[Path, Path]:
 
         cuda = torch.cuda.is_available()
         recs = [orjson.loads(x) for x in lines]
-        build_tiny_model(chat_texts(recs) + [EXAMPLE_USER, EXAMPLE_ASSISTANT], base,
+        build_tiny_model(chat_texts(recs), base,
                          vocab_size=shape["vocab"], hidden_size=shape["hidden"],
                          layers=shape["layers"], heads=shape["heads"],
                          kv_heads=shape["kv_heads"], intermediate_size=shape["intermediate"],
@@ -109,7 +108,7 @@ def run_bare(data: Path, base: Path, batch: int) -> dict:
     device = "cuda" if cuda else "cpu"
     tok = AutoTokenizer.from_pretrained(base)
     seqs = []
-    for ex in read_split(data / "train.jsonl", few_shot=True):
+    for ex in read_split(data / "train.jsonl"):
         prompt = tok.apply_chat_template(ex.prompt, add_generation_prompt=True,
                                          tokenize=True)["input_ids"]
         full = tok.apply_chat_template(ex.prompt + ex.completion, tokenize=True)["input_ids"]

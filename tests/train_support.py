@@ -48,10 +48,9 @@ def records(data: Path) -> list[dict]:
 
 
 def tiny_base(data: Path, out: Path) -> Path:
-    from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER
     from webtraj.testing.tiny_model import build_tiny_model, chat_texts
 
-    return build_tiny_model(chat_texts(records(data)) + [EXAMPLE_USER, EXAMPLE_ASSISTANT], out)
+    return build_tiny_model(chat_texts(records(data)), out)
 
 
 

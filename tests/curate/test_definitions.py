@@ -137,11 +137,11 @@ def test_assistant_turn_parses_back_to_the_kept_action():
     assert len(records) == len(inst.steps) == 3
     for rec, step in zip(records, inst.steps, strict=True):
         msgs = rec["messages"]
-        assert [m["role"] for m in msgs] == ["system", "user", "assistant"]
-        assert msgs[1]["content"].startswith(f"TASK: {inst.task.intent}\n")
-        assert parse_answer(msgs[2]["content"]).action == step.action
-    assert "URL: http://127.0.0.1:8001/p2" in records[-1]["messages"][1]["content"]
-    assert "1. click [10]" in records[-1]["messages"][1]["content"]
+        assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant"]
+        assert msgs[-2]["content"].startswith(f"TASK: {inst.task.intent}\n")
+        assert parse_answer(msgs[-1]["content"]).action == step.action
+    assert "URL: http://127.0.0.1:8001/p2" in records[-1]["messages"][-2]["content"]
+    assert "1. click [10]" in records[-1]["messages"][-2]["content"]
 
 
 def test_drop_reasons_for_bad_input():
@@ -204,8 +204,8 @@ def test_dates_are_written_month_dd_yyyy():
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=400), st.integers(1, 500))
-def test_agent_tree_shortcut_gives_what_trim_tree_gives(text, budget):
-    from webtraj.curate.records import agent_tree
+def test_prompt_tree_shortcut_gives_what_trim_tree_gives(text, budget):
+    from webtraj.agents.prompt_builder import fit_tree
     from webtraj.llm.tokens import trim_tree
 
-    assert agent_tree(text, ["Lisbon"], budget) == trim_tree(text, budget, query=["Lisbon"]).text
+    assert fit_tree(text, ["Lisbon"], budget) == trim_tree(text, budget, query=["Lisbon"]).text

@@ -122,10 +122,11 @@ def test_export_loads_with_datasets_and_renders_through_a_chat_template(small_ru
     assert ds["train"].column_names == ["messages"]
     assert len(ds["train"]) + len(ds["validation"]) == 11
     record = ds["train"][0]["messages"]
-    assert [m["role"] for m in record] == ["system", "user", "assistant"]
+    # The system prompt, the llm agent's worked example, the step's prompt, the answer.
+    assert [m["role"] for m in record] == ["system", "user", "assistant", "user", "assistant"]
     tok = _local_tokenizer([m["content"] for m in record])
     text = tok.apply_chat_template(record, tokenize=False)
-    assert record[1]["content"] in text and text.rstrip().endswith("<|end|>")
+    assert record[-2]["content"] in text and text.rstrip().endswith("<|end|>")
     ids = tok.apply_chat_template(record, tokenize=True)
     ids = ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids
     assert len(ids) > 50 and tok.unk_token_id not in ids[:3]
@@ -247,15 +248,18 @@ def test_cli_refuses_a_model_judge_without_a_model(small_run, tmp_path):
 
 # sha256 of the files curated from `small_run` (a third of the tasks in validation) before
 # curation ran on worker processes: a change to the bytes written changes the curated data.
-# Regenerated once when the system prompt's action list became generated from the action
-# model (the records differ from the earlier ones only in that prompt text).
+# Regenerated when the system prompt's action list became generated from the action model,
+# and again when records became exactly the llm agent's messages (its worked example after
+# the system prompt, the page fenced as data, the system prompt saying so) and stats.json
+# began to record the prompt options; checked then: the answers, the other Parquet columns
+# and tasks.jsonl unchanged, each user turn the old one with its page fenced.
 GOLDEN = {
-    "train.jsonl": "e61232559d5f22efd1d8cd2ab44684f6d2858032fc4fc28d61b7536571233980",
-    "validation.jsonl": "4b67f3d69b92a5e65ef98c7fbff41b5113f3c146cdd001150df334a1a12e3520",
-    "train.parquet": "9ee5d621781c400c51701fbbd33f3cd50a9b5cbb805f1e62f4f44b45326c8318",
-    "validation.parquet": "ad7a53d612c19fb69b4ac83bf477d5e02d8aeefe9dcb8feeadaad244c07b7ace",
+    "train.jsonl": "ee50c9bc7867140801fc5188afcfaead71fe4846f68a20722cce3d6ddf8aa86d",
+    "validation.jsonl": "57be4113c1eecc994cd88333711feb916b8d39aa2a658bb7b729e8079168271f",
+    "train.parquet": "83c9efe9faffc7a34d726b351017135cddc491abf8280a491bb4d8ebf5d96e75",
+    "validation.parquet": "42467a7ce2d10ece2b8ffdb93e944159a37de51a4c949cad2dd36591ec9229b3",
     "tasks.jsonl": "9adb819920d461a734ceb8d88c18c1183cf1a641931c750be80d992f17811f05",
-    "stats.json": "11d720e0a567cfeeb4c78f8a89ccffb5d07cb1246ce8425cbb25b7524ec542c9",
+    "stats.json": "d5ddd144752ddbb934b8ce9d5da6fafa4fb2c7ac21b99609c74870d3413c8fc2",
 }
 
 
@@ -305,3 +309,32 @@ def test_cli_says_why_it_kept_nothing(tmp_path):
     res = CliRunner().invoke(app, ["curate", "--run", str(empty), "--judge", "rule",
                                    "--out", str(tmp_path / "out2")], env={"COLUMNS": "300"})
     assert res.exit_code == 1 and "the run has no trajectory" in " ".join(res.output.split())
+
+
+def test_cli_prompt_options_shape_the_records_and_are_recorded(small_run, tmp_path):
+    """`--prompt-option` builds the records as the llm agent with those options would send
+    them; stats.json (the dataset's manifest) records the options, defaults included."""
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["curate", "--run", str(small_run), "--judge", "rule",
+                                   "--prompt-option", "history_window=1",
+                                   "--prompt-option", "few_shot=false", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    stats = orjson.loads((out / "stats.json").read_bytes())
+    assert stats["prompt"] == {"history_window": 1, "tree_tokens": 6000, "few_shot": False,
+                               "action_set": "ids"}
+    records = [orjson.loads(x)["messages"] for s in ("train", "validation")
+               for x in (out / f"{s}.jsonl").read_bytes().splitlines()]
+    assert records and all([m["role"] for m in r] == ["system", "user", "assistant"]
+                           for r in records)
+    assert any("(showing the last 1 of" in r[1]["content"] for r in records)
+    default = tmp_path / "default"
+    res = CliRunner().invoke(app, ["curate", "--run", str(small_run), "--judge", "rule",
+                                   "--out", str(default)])
+    assert res.exit_code == 0, res.output
+    assert orjson.loads((default / "stats.json").read_bytes())["prompt"]["few_shot"] is True
+
+    bad = CliRunner().invoke(app, ["curate", "--run", str(small_run), "--judge", "rule",
+                                   "--prompt-option", "tree_tokens=5",
+                                   "--out", str(tmp_path / "bad")])
+    assert bad.exit_code == 2 and "tree_tokens" in bad.output
+    assert "Traceback" not in bad.output and not (tmp_path / "bad").exists()

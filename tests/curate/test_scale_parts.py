@@ -9,11 +9,12 @@ import pyarrow as pa
 import pytest
 
 from curate.conftest import CONSTRAINTS, make_score, make_task, make_traj, matching_rows
-from webtraj.agents.prompting import PromptHistory, history_lines, user_prompt
+from webtraj.agents.prompt_builder import PromptBuilder, PromptOptions
+from webtraj.agents.prompting import PromptHistory, history_lines
 from webtraj.curate.curve import curve_from_score
 from webtraj.curate.instance import Instance
 from webtraj.curate.pipeline import curate_trajectories
-from webtraj.curate.records import HISTORY_WINDOW, TREE_TOKENS, agent_tree, history_by_id, render
+from webtraj.curate.records import history_by_id, render
 from webtraj.curate.settings import CurateSettings
 from webtraj.curate.writers import SCHEMA, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk
@@ -38,7 +39,7 @@ def _long_trajectory():
 
 def test_history_grown_step_by_step_is_the_history_of_each_prefix():
     traj, _ = _long_trajectory()
-    for window in (0, 3, HISTORY_WINDOW):
+    for window in (0, 3, PromptOptions().history_window):
         history = PromptHistory()
         for t in range(len(traj.steps) + 1):
             assert history.lines(window) == history_lines(traj.steps[:t], window)
@@ -50,14 +51,12 @@ def test_long_trajectory_prompts_equal_the_agents_prompt_for_each_prefix():
     traj, inst = _long_trajectory()
     records = render(traj, inst)
     assert len(records) == len(inst.steps) == 11  # 10 actions kept, then the added stop
-    query = [inst.task.intent, *(str(c.value) for c in inst.task.constraints)]
+    builder = PromptBuilder()
     for step, rec in zip(inst.steps, records, strict=True):
         obs = traj.steps[step.t].observation if step.t < 12 else traj.final_observation
-        want = user_prompt(inst.task, obs, history_by_id(list(traj.steps[:step.t])),
-                           tree=agent_tree(obs.axtree, query, TREE_TOKENS),
-                           window=HISTORY_WINDOW)
-        assert rec["messages"][1]["content"] == want
-    last = records[-1]["messages"][1]["content"]
+        want = builder.turns(inst.task, obs, history_by_id(list(traj.steps[:step.t])))
+        assert rec["messages"][:-1] == want
+    last = records[-1]["messages"][-2]["content"]
     assert "(showing the last 8 of 12 actions)" in last
     assert "[error: unreadable output]" in last  # step 9 had no valid action
 

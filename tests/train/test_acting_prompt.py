@@ -6,6 +6,8 @@ endpoint receives is, byte for byte, the prompt `webtraj train` trains that step
 
 from __future__ import annotations
 
+import pytest
+
 from factories import SANDBOX_TODAY
 from train_support import TASKS, curate
 
@@ -48,7 +50,7 @@ def test_acting_prompts_are_the_training_prompts_byte_for_byte(replay_dir, base_
     from webtraj.train.local_model import LocalModel
 
     data = curate(replay_dir, tmp_path / "data", 0.0)
-    examples = read_split(data / "train.jsonl", few_shot=True)
+    examples = read_split(data / "train.jsonl")
     assert len(examples) == 18
     requests, trajs, acting_urls = _acting_run(examples, tmp_path / "acting")
     with RunStore.open(replay_dir) as store:
@@ -117,3 +119,59 @@ def test_prompts_name_sandbox_sites_by_their_stable_origin():
     assert urls.show(f"{served}1/x") == f"{served}1/x"
     plain = task.model_copy(update={"metadata": {}})
     assert served in user_prompt(plain, obs, [], tree=obs.axtree, window=8)
+
+
+@pytest.mark.parametrize("options", [
+    {},  # the llm agent's defaults: its worked example after the system prompt
+    {"history_window": 2, "tree_tokens": 300, "few_shot": False},
+    {"action_set": "both", "history_window": 0},
+])
+def test_curated_messages_are_the_agents_messages_at_each_step(replay_dir, tmp_path, options):
+    """For every record of a real run, the messages before the answer are, element by
+    element, `LLMAgent.messages(task, observation_t, steps before t)` with the options the
+    dataset was curated with, and stats.json records those options."""
+    import orjson
+    import pyarrow.parquet as pq
+
+    from webtraj.agents.llm_agent import LLMAgent
+    from webtraj.agents.prompt_builder import PromptOptions
+    from webtraj.curate.records import history_by_id, observation_at
+    from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
+    from webtraj.model.task import Task
+    from webtraj.store import RunStore
+
+    prompt = PromptOptions.model_validate(options)
+    out = tmp_path / "data"
+    curate_run(CurateRun(run=replay_dir, out=out, val_fraction=0.5,
+                         settings=CurateSettings(judge="oracle", prompt=prompt)))
+    stats = orjson.loads((out / "stats.json").read_bytes())
+    assert stats["prompt"] == prompt.model_dump(mode="json")
+    assert PromptOptions.model_validate(stats["prompt"]) == prompt
+
+    with RunStore.open(replay_dir) as store:
+        trajs = {t.trajectory_id: t for t in store.iter_trajectories()}
+    relabeled = {}
+    if (out / "tasks.jsonl").exists():
+        for line in (out / "tasks.jsonl").read_bytes().splitlines():
+            task = Task.model_validate_json(line)
+            relabeled[task.task_id] = task
+    agent = LLMAgent(None, prompt)  # type: ignore[arg-type]  # no calls made
+    checked = 0
+    for split in ("train", "validation"):
+        rows = pq.read_table(out / f"{split}.parquet").to_pylist()
+        lines = (out / f"{split}.jsonl").read_bytes().splitlines()
+        assert len(rows) == len(lines)
+        for row, line in zip(rows, lines, strict=True):
+            traj = trajs[row["trajectory_id"]]
+            task = relabeled[row["task_id"]] if row["relabeled"] else traj.task
+            t = row["step"]
+            sent = agent.messages(task, observation_at(traj, t),
+                                  history_by_id(list(traj.steps[:t])))
+            want = [{"role": m.role, "content": m.content} for m in sent]
+            got = orjson.loads(line)["messages"]
+            assert got == row["messages"]
+            assert len(got) == len(want) + 1 and got[-1]["role"] == "assistant"
+            for i, (g, w) in enumerate(zip(got[:-1], want, strict=True)):
+                assert g == w, f"{row['trajectory_id']} step {t} message {i}"
+            checked += 1
+    assert checked == 18

@@ -41,13 +41,13 @@ def test_data_choices_are_seed_003_table_2_rows(cut_short, replay_dir, tmp_path)
     assert part.successful_trajectories == succ.successful_trajectories == 1
     # Success only: the car trajectory, its 6 steps and the stop curate adds at CSR 1.
     kept = _lines(tmp_path / "success")
-    assert len(kept) == 7 and all("Denver" in r["messages"][1]["content"] for r in kept)
+    assert len(kept) == 7 and all("Denver" in r["messages"][-2]["content"] for r in kept)
     assert "```stop []```" in kept[-1]["messages"][-1]["content"]
     # All: every step of both trajectories against the original tasks, no stop added.
     assert sum(every.records.values()) == 12 and every.used_trajectories == 2
     answers = [r["messages"][-1]["content"] for r in _lines(tmp_path / "all")]
     assert not any("```stop" in a for a in answers)
-    assert sum("Tokyo" in r["messages"][1]["content"] for r in _lines(tmp_path / "all")) == 6
+    assert sum("Tokyo" in r["messages"][-2]["content"] for r in _lines(tmp_path / "all")) == 6
     # Partial: the curated set (here the car prefix; the hotel one never raised the CSR).
     assert sum(part.records.values()) == len(_lines(curated)) == 7
     assert part.used_trajectories == 1 and part.trajectories == 2

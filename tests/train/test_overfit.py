@@ -17,7 +17,7 @@ def _actions(data) -> dict[str, list[str]]:
     """Recorded actions per task, in step order (the records' answers)."""
     out: dict[str, list[str]] = {}
     for rec in records(data):
-        intent = rec["messages"][1]["content"].split("\n", 1)[0]
+        intent = rec["messages"][-2]["content"].split("\n", 1)[0]
         out.setdefault(intent, []).append(parse_answer(rec["messages"][-1]["content"])
                                           .action.to_text())
     return out
@@ -25,7 +25,6 @@ def _actions(data) -> dict[str, list[str]]:
 
 @pytest.mark.slow
 def test_student_takes_the_recorded_actions(replay_dir, tmp_path, capsys):
-    from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER
     from webtraj.execute.run import RunConfig, execute_run
     from webtraj.testing.tiny_model import build_tiny_model, chat_texts
     from webtraj.train.config import LoraSettings, TrainConfig
@@ -34,8 +33,7 @@ def test_student_takes_the_recorded_actions(replay_dir, tmp_path, capsys):
     from webtraj.train.sft import train
 
     data = curate(replay_dir, tmp_path / "data", 0.0)
-    base = build_tiny_model(chat_texts(records(data)) + [EXAMPLE_USER, EXAMPLE_ASSISTANT],
-                            tmp_path / "base")
+    base = build_tiny_model(chat_texts(records(data)), tmp_path / "base")
     # Full-rank LoRA on every linear layer and a trainable head: enough to memorize.
     cfg = TrainConfig(data=data, base=str(base), out=tmp_path / "student", epochs=60,
                       batch_size=6, per_device_batch=6, learning_rate=3e-3,

@@ -89,7 +89,7 @@ def test_records_longer_than_max_length_are_left_out_and_reported(split_data, ba
     from webtraj.train.sft import load_tokenizer
 
     tok = load_tokenizer(str(base_model))
-    examples = read_split(split_data / "validation.jsonl", few_shot=True)
+    examples = read_split(split_data / "validation.jsonl")
     _, lengths, full = cut_long(tok, "validation", examples, 100_000)
     limit = sorted(lengths)[5]
     kept, _, report = cut_long(tok, "validation", examples, limit)
@@ -109,12 +109,12 @@ def test_bad_records_name_the_file_the_line_and_the_field(tmp_path):
     path = tmp_path / "train.jsonl"
     path.write_bytes(orjson.dumps(good) + b"\n" + orjson.dumps(bad) + b"\n")
     with pytest.raises(InputError) as err:
-        read_split(path, few_shot=True)
+        read_split(path)
     assert err.value.record == 2 and err.value.field == "messages[1].role"
     assert str(path) in str(err.value)
     path.write_bytes(orjson.dumps(good) + b"\n{not json\n")
     with pytest.raises(InputError, match="record 2: invalid JSON"):
-        read_split(path, few_shot=True)
+        read_split(path)
 
 
 def test_training_prompt_is_the_llm_agents_acting_prompt(replay_dir, split_data):
@@ -128,7 +128,7 @@ def test_training_prompt_is_the_llm_agents_acting_prompt(replay_dir, split_data)
     with RunStore.open(replay_dir) as store:
         trajs = {t.task.task_id: t for t in store.iter_trajectories()}
     traj = trajs["booking.cars.01"]
-    examples = read_split(split_data / "train.jsonl", few_shot=True)
+    examples = read_split(split_data / "train.jsonl")
     assert len(examples) == len(traj.steps) == 7
     agent = LLMAgent(client=None)
     for t, ex in enumerate(examples):
@@ -136,9 +136,26 @@ def test_training_prompt_is_the_llm_agents_acting_prompt(replay_dir, split_data)
                               history_by_id(list(traj.steps[:t])))
         assert [{"role": m.role, "content": m.content} for m in sent] == ex.prompt
         assert ex.completion[0]["role"] == "assistant"
-    # Mind2Web-style records (another system prompt) get no agent example.
-    from webtraj.train.data import with_agent_example
 
-    other = [{"role": "system", "content": "You are a web agent."},
-             {"role": "user", "content": "u"}]
-    assert with_agent_example(other) == other
+
+def test_training_takes_records_as_they_are(split_data, tmp_path):
+    """train/data adds nothing: the prompt is every message but the last, the completion the
+    last, for curated records and for a record with the agent's system prompt and no worked
+    example (which an agent run with few_shot=false sends)."""
+    from webtraj.agents.prompting import SYSTEM_PROMPT
+    from webtraj.train.data import read_split
+
+    for split in ("train", "validation"):
+        path = split_data / f"{split}.jsonl"
+        lines = [orjson.loads(x)["messages"] for x in path.read_bytes().splitlines()]
+        examples = read_split(path)
+        assert len(examples) == len(lines) > 0
+        for ex, msgs in zip(examples, lines, strict=True):
+            assert ex.prompt == msgs[:-1] and ex.completion == msgs[-1:]
+    bare = [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": "TASK: t"},
+            {"role": "assistant", "content": "a"}]
+    path = tmp_path / "train.jsonl"
+    path.write_bytes(orjson.dumps({"messages": bare}) + b"\n")
+    [ex] = read_split(path)
+    assert ex.prompt == bare[:2] and ex.completion == bare[2:]

@@ -1,21 +1,16 @@
-"""The few-shot accessibility-tree agent (the constraint-based evaluation paper, §2.1) through the
-LLM layer."""
+"""The few-shot accessibility-tree agent (the constraint-based evaluation paper, §2.1) through
+the LLM layer; what it sends is `PromptBuilder`'s (the curated records' prompts are too)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from webtraj.agents.prompt_builder import PromptBuilder, PromptOptions
 from webtraj.agents.prompt_urls import PromptUrls
-from webtraj.agents.prompting import (
-    EXAMPLE_ASSISTANT,
-    EXAMPLE_USER,
-    system_prompt,
-    tree_with_points,
-    user_prompt,
-)
 from webtraj.agents.protocol import AgentDecision
-from webtraj.llm import LLMClient, LLMError, assistant, system, trim_tree, usage_scope, user
-from webtraj.model.action import ActionParseError, ActionSet, parse_answer
+from webtraj.llm import LLMClient, LLMError, usage_scope
+from webtraj.llm.messages import Message
+from webtraj.model.action import ActionParseError, parse_answer
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
@@ -24,28 +19,16 @@ from webtraj.model.trajectory import Observation, Step
 class LLMAgent:
     name = "llm"
 
-    def __init__(self, client: LLMClient, *, history_window: int = 8,
-                 tree_tokens: int = 6_000, few_shot: bool = True,
-                 action_set: ActionSet = ActionSet.IDS) -> None:
+    def __init__(self, client: LLMClient, options: PromptOptions | None = None) -> None:
         self.client = client
-        self.history_window = history_window
-        self.tree_tokens = tree_tokens
-        self.few_shot = few_shot
-        self.action_set = ActionSet(action_set)
-        self.system_prompt = system_prompt(self.action_set)
+        self.prompt = PromptBuilder(options)
+        self.options = self.prompt.options
+        self.action_set = self.options.action_set
+        self.system_prompt = self.prompt.system
 
-    def messages(self, task: Task, observation: Observation, history: Sequence[Step]) -> list:
-        query = [task.intent, *(str(c.value) for c in task.constraints)]
-        tree = trim_tree(observation.axtree, self.tree_tokens, query=query).text
-        if self.action_set is not ActionSet.IDS:
-            tree = tree_with_points(tree, observation.boxes)
-        msgs = [system(self.system_prompt)]
-        # The worked example acts by id: shown only where ids are in the set.
-        if self.few_shot and self.action_set is not ActionSet.COORDS:
-            msgs += [user(EXAMPLE_USER), assistant(EXAMPLE_ASSISTANT)]
-        msgs.append(user(user_prompt(task, observation, history, tree=tree,
-                                     window=self.history_window)))
-        return msgs
+    def messages(self, task: Task, observation: Observation,
+                 history: Sequence[Step]) -> list[Message]:
+        return self.prompt.messages(task, observation, history)
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:

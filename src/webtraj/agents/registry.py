@@ -26,21 +26,15 @@ from webtraj.agents.plugins import (
     options_model_of,
     validate_options,
 )
+from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.agents.protocol import Agent, AgentError
 from webtraj.model import InputError
-from webtraj.model.action import ActionSet
 
 ENTRY_POINT_GROUP = "webtraj.agents"
 
 
-class LLMAgentOptions(StrictOptions):
-    """Options of the `llm` agent."""
-
-    history_window: int = Field(default=8, ge=0, description="previous steps shown")
-    tree_tokens: int = Field(default=6_000, ge=200, description="accessibility-tree budget")
-    few_shot: bool = Field(default=True, description="include the worked example")
-    action_set: ActionSet = Field(default=ActionSet.IDS, description="actions by element id "
-                                  "(ids), at viewport coordinates (coords), or both")
+class LLMAgentOptions(PromptOptions):
+    """Options of the `llm` agent: those of its prompt (`agents/prompt_builder.py`)."""
 
 
 class MindActOptions(StrictOptions):
@@ -82,7 +76,7 @@ def _heuristic(_opts: Any, _llm: Any) -> Agent:
 def _llm_agent(opts: Any, llm: Any) -> Agent:
     from webtraj.agents.llm_agent import LLMAgent
 
-    return LLMAgent(llm, **opts.model_dump())
+    return LLMAgent(llm, opts)
 
 
 def _mindact(opts: Any, llm: Any) -> Agent:

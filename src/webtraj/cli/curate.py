@@ -51,6 +51,10 @@ def curate(
                                 "of a Ray instance started here (default: every core)."),
     no_rescore: bool = typer.Option(False, "--no-rescore", help="Do not compute missing "
                                     "per-step scores; such trajectories are dropped."),
+    prompt_option: list[str] = typer.Option(  # noqa: B008
+        None, "--prompt-option", help="key=value: build the records' prompts as the llm agent "
+        "with this option does (history_window, tree_tokens, few_shot, action_set; default: "
+        "the agent's defaults). Recorded in stats.json under prompt."),
     out: Path = typer.Option(None, "--out", help="Output folder for the dataset."),  # noqa: B008
 ) -> None:
     """Per-step CSR -> smallest best prefix -> valid stops and hindsight relabeling ->
@@ -89,8 +93,9 @@ def curate(
             raise fail(f"unknown judge {name!r}; choose from {', '.join(JUDGES)}")
     if second_judge == judge:
         raise fail("--second-judge must differ from --judge")
+    prompt = _prompt_options(prompt_option or [])
     settings = CurateSettings(judge=judge, second_judge=second_judge, relabel=relabel,
-                              llm=llm, no_cache=no_cache, seed=seed)
+                              llm=llm, no_cache=no_cache, seed=seed, prompt=prompt)
     rescored = 0
     if not no_rescore:
         for name in filter(None, (judge, second_judge)):
@@ -122,6 +127,23 @@ def curate(
         raise fail(kept_nothing(result.stats, corrupt), code=1)
     console.print(f"wrote {esc(out)}: train.jsonl, validation.jsonl, train.parquet, "
                   "validation.parquet, tasks.jsonl, stats.json")
+
+
+def _prompt_options(pairs: list[str]):
+    """--prompt-option pairs as the prompt builder's options; a bad one names the option."""
+    from pydantic import ValidationError
+
+    from webtraj.agents.plugins import parse_option_pairs
+    from webtraj.agents.prompt_builder import PromptOptions
+    from webtraj.model import InputError
+    from webtraj.model.errors import from_validation_error
+
+    try:
+        return PromptOptions.model_validate(parse_option_pairs(pairs))
+    except InputError as exc:
+        raise fail(f"--prompt-option: {exc}") from None
+    except ValidationError as exc:
+        raise fail(f"--prompt-option: {from_validation_error(exc)}") from None
 
 
 def kept_nothing(stats: CurationStats, corrupt: int) -> str:

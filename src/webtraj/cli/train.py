@@ -59,9 +59,6 @@ def train(
     warmup: float = typer.Option(0.03, "--warmup", min=0, max=0.99,
                                  help="Warm-up share of the steps."),
     seed: int = typer.Option(0, "--seed", help="Seed of initialisation and data order."),
-    few_shot: bool = typer.Option(True, "--few-shot/--no-few-shot", help="Put the llm "
-                                  "agent's worked example in each prompt, as the agent does "
-                                  "by default (keep it unless the agent runs without it)."),
     merge: bool = typer.Option(False, "--merge", help="Also write merged weights to "
                                "OUT/merged."),
     no_resume: bool = typer.Option(False, "--no-resume", help="Start over even when OUT "
@@ -105,7 +102,7 @@ def train(
                               targets=tuple(t.strip() for t in targets.split(",") if t.strip()),
                               modules_to_save=tuple(m.strip() for m in modules_to_save.split(",")
                                                     if m.strip())),
-            scheduler=scheduler, warmup_ratio=warmup, seed=seed, few_shot=few_shot,
+            scheduler=scheduler, warmup_ratio=warmup, seed=seed,
             merge=merge, resume=not no_resume, precision=precision,
             gradient_checkpointing=gradient_checkpointing)
     except ValidationError as exc:

@@ -155,7 +155,7 @@ def _finish(trajectory_id: str, chosen: _Selected, relabeled: Relabeled | str | 
     else:
         try:
             outcome = build_instance(traj, sel, relabeled, seed=settings.seed)
-            records = render(traj, outcome)
+            records = render(traj, outcome, settings.prompt)
         except ValueError as exc:
             outcome = Drop(reason=DropReason.INVALID, detail=str(exc))
     return Curated(trajectory_id, settings, outcome, selection=sel, records=records,

@@ -1,7 +1,7 @@
-"""Fine-tuning records in chat form: exactly what the `llm` agent (without few-shot examples)
-is shown at a step, and the answer it should give (the constraint-based evaluation paper's
-fine-tuning record: task,
-previous actions, URL, accessibility tree -> reasoning and next action).
+"""Fine-tuning records in chat form: exactly the messages the `llm` agent sends at a step
+(`PromptBuilder`'s, worked example included by default), and the answer it should give (the
+constraint-based evaluation paper's fine-tuning record: task, previous actions, URL,
+accessibility tree -> reasoning and next action).
 
 Actions recorded by role and name (the replay agent's reference actions) are written with the
 id that element had in the tree of their observation, as the agent would write them: a model
@@ -12,17 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from webtraj.agents.prompt_builder import PromptOptions, prompt_builder
 from webtraj.agents.prompt_urls import PromptUrls
-from webtraj.agents.prompting import SYSTEM_PROMPT, PromptHistory, user_prompt
+from webtraj.agents.prompting import PromptHistory
 from webtraj.curate.instance import Instance, KeptStep
 from webtraj.dom.tree_text import parse_tree
-from webtraj.llm.tokens import trim_tree
 from webtraj.model.action import ACTION_PHRASE, Action, action_text
 from webtraj.model.trajectory import Observation, Step, Trajectory
-
-# The llm agent's defaults (webtraj.agents.llm_agent.LLMAgent), so records match its view.
-HISTORY_WINDOW = 8
-TREE_TOKENS = 6_000
 
 
 def by_id(action: Action | None, axtree: str) -> Action | None:
@@ -63,20 +59,12 @@ def observation_at(traj: Trajectory, t: int) -> Observation:
     return traj.final_observation
 
 
-def agent_tree(axtree: str, query: list[str], tree_tokens: int) -> str:
-    """The tree as the llm agent would get it. `trim_tree` charges a line at most its UTF-8
-    length plus one, so a tree whose byte length fits the budget comes back unchanged: skip
-    the per-line estimate then (same text, most of the cost at scale)."""
-    if len(axtree.encode("utf-8")) + 1 <= tree_tokens:
-        return axtree
-    return trim_tree(axtree, tree_tokens, query=query).text
-
-
-def render(traj: Trajectory, inst: Instance, *, history_window: int = HISTORY_WINDOW,
-           tree_tokens: int = TREE_TOKENS) -> list[dict[str, Any]]:
-    """One {"messages": [...]} record per kept step, in step order."""
+def render(traj: Trajectory, inst: Instance, options: PromptOptions | None = None
+           ) -> list[dict[str, Any]]:
+    """One {"messages": [...]} record per kept step, in step order: the prompt the agent
+    with these options sends at that step, then the answer."""
     task = inst.task
-    query = [task.intent, *(str(c.value) for c in task.constraints)]
+    builder = prompt_builder(options or PromptOptions())
     urls = PromptUrls(task)
     history = PromptHistory()  # steps 0..t-1 of the kept step at t (kept steps go forward)
     out = []
@@ -86,12 +74,8 @@ def render(traj: Trajectory, inst: Instance, *, history_window: int = HISTORY_WI
         for s in traj.steps[history.steps:step.t]:
             history.add(step_by_id(s))
         obs = observation_at(traj, step.t)
-        tree = agent_tree(obs.axtree, query, tree_tokens)
-        prompt = user_prompt(task, obs, history, tree=tree, window=history_window)
-        out.append({"messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": prompt},
-            {"role": "assistant", "content": urls.show(
-                assistant_text(step.reasoning, step, obs.axtree))},
-        ]})
+        messages = builder.turns(task, obs, history)
+        messages.append({"role": "assistant", "content": urls.show(
+            assistant_text(step.reasoning, step, obs.axtree))})
+        out.append({"messages": messages})
     return out

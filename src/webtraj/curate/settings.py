@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from webtraj.agents.prompt_builder import PromptOptions
+
 JUDGES = ("rule", "llm", "vlm", "oracle", "miniwob")
 # Judges that are whole evaluators with a per-step success curve of their own (the task has
 # no constraints; the curve is 0 until the task is done, then 1).
@@ -36,6 +38,8 @@ class CurateSettings(BaseModel):
     llm: str | None = None
     no_cache: bool = False
     seed: int = 0
+    # The prompt the records carry: the llm agent's, with these options.
+    prompt: PromptOptions = PromptOptions()
 
     def evaluators(self) -> list[str]:
         return [curve_evaluator(j) for j in (self.judge, self.second_judge) if j]

@@ -12,6 +12,7 @@ from pydantic import Field
 from rich.markup import escape
 from rich.table import Table
 
+from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.curate.instance import Drop, DropReason
 from webtraj.model.base import FrozenModel
 
@@ -27,6 +28,9 @@ class CurationStats(FrozenModel):
     relabel: str
     seed: int
     val_fraction: float
+    # How every record's prompt was built (the llm agent's options that send the same
+    # messages): a dataset says which agent settings it trains for.
+    prompt: PromptOptions = PromptOptions()
     trajectories: int = 0
     steps_in: int = 0
     # CSR of the final observation = 1 (the paper's "completely successful").

@@ -109,7 +109,8 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
     as JSONL lines and Arrow rows per split, relabeled tasks, decisions and statistics."""
     settings = job.settings
     stats = CurationStats(judge=settings.judge, second_judge=settings.second_judge,
-                          relabel=settings.relabel, seed=settings.seed, val_fraction=0.0)
+                          relabel=settings.relabel, seed=settings.seed, val_fraction=0.0,
+                          prompt=settings.prompt)
     split_of = dict(items)
     out = ChunkOut()
     jsonl: dict[str, list[bytes | memoryview]] = {s: [] for s in (TRAIN, VALIDATION)}
@@ -224,7 +225,8 @@ def _curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None,
               for i in range(0, len(split_items), job.chunk_size)]
     stats = CurationStats(judge=job.settings.judge, second_judge=job.settings.second_judge,
                           relabel=job.settings.relabel, seed=job.settings.seed,
-                          val_fraction=job.val_fraction, rescored_trajectories=rescored)
+                          val_fraction=job.val_fraction, rescored_trajectories=rescored,
+                          prompt=job.settings.prompt)
     n_tasks = len({task for _, task in items})
     stats.split_tasks = {VALIDATION: len(validation), TRAIN: n_tasks - len(validation)}
     del items, split_items  # the chunks hold what is left to do (at 150k, tens of MB less)

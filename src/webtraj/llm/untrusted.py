@@ -69,7 +69,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 def fence(text: str, label: str = "PAGE") -> str:
     """`text` between markers that the text itself cannot forge."""
     tag = hashlib.sha256(text.encode()).hexdigest()[:12]
-    inner = _MARKER.sub(lambda m: "‹‹‹" if m.group(0) == "<<<" else "›››", text)
+    # Most pages have no angle bracket at all: a one-character scan spares them the regex
+    # (agents' prompts, and so every curated record, fence a page at each step).
+    inner = (_MARKER.sub(lambda m: "‹‹‹" if m.group(0) == "<<<" else "›››", text)
+             if "<" in text or ">" in text else text)
     return f"<<<{label} {tag}>>>\n{inner}\n<<<END {label} {tag}>>>"
 
 

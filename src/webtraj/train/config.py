@@ -56,9 +56,6 @@ class TrainSettings(FrozenModel):
     weight_decay: float = Field(default=0.0, ge=0)  # the paper is silent
     max_grad_norm: float = Field(default=1.0, ge=0)  # the paper is silent; 0 = no clipping
     seed: int = 0
-    # The llm agent's default prompt carries one worked example (few_shot=True); the records
-    # get the same example so the training prompt is exactly the acting prompt.
-    few_shot: bool = True
     merge: bool = False
     resume: bool = True
     save_total_limit: int = Field(default=2, ge=1)

@@ -3,7 +3,9 @@
 
 The prompt is every message before the last; the completion is the last (assistant) message,
 so the loss falls on the answer only. The prompt is rendered by the base model's chat template
-with the generation prompt, which is what `serve-local` renders for the same messages."""
+with the generation prompt, which is what `serve-local` renders for the same messages.
+Nothing is added: a curated record already holds the messages the agent sends (its worked
+example included), so training here and training with TRL on the same JSONL agree."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from typing import Any
 
 import orjson
 
-from webtraj.agents.prompting import EXAMPLE_ASSISTANT, EXAMPLE_USER, SYSTEM_PROMPT
 from webtraj.model.errors import InputError
 from webtraj.train.config import LengthReport
 
@@ -49,16 +50,7 @@ def _check_messages(msgs: Any, file: Path, line: int) -> list[dict[str, str]]:
     return out
 
 
-def with_agent_example(msgs: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The llm agent's worked example after its system prompt (records of other prompts,
-    such as Mind2Web's, are left as they are)."""
-    if msgs and msgs[0]["role"] == "system" and msgs[0]["content"] == SYSTEM_PROMPT:
-        return [msgs[0], {"role": "user", "content": EXAMPLE_USER},
-                {"role": "assistant", "content": EXAMPLE_ASSISTANT}, *msgs[1:]]
-    return msgs
-
-
-def read_split(path: Path, *, few_shot: bool) -> list[Example]:
+def read_split(path: Path) -> list[Example]:
     """All records of one JSONL file; a bad record stops with its file, line and field."""
     if not path.exists():
         return []
@@ -74,8 +66,6 @@ def read_split(path: Path, *, few_shot: bool) -> list[Example]:
             if not isinstance(rec, dict):
                 raise InputError("expected a JSON object", file=path, record=n)
             msgs = _check_messages(rec.get("messages"), path, n)
-            if few_shot:
-                msgs = with_agent_example(msgs)
             out.append(Example(line=n, prompt=msgs[:-1], completion=msgs[-1:]))
     return out
 

@@ -136,8 +136,7 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
     splits = {}
     token_total = 0
     for split, path in (("train", train_file), ("validation", val_file)):
-        kept, lengths, report = cut_long(tok, split, read_split(path, few_shot=cfg.few_shot),
-                                         cfg.max_length)
+        kept, lengths, report = cut_long(tok, split, read_split(path), cfg.max_length)
         reports.append(report)
         if on_lengths:
             on_lengths(report)

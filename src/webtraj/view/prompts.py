@@ -42,7 +42,7 @@ def rebuild(traj: Trajectory, index: int, info: RunInfo | None) -> RebuiltPrompt
     except ValidationError:
         opts = LLMAgentOptions()
         note = "the run's agent options could not be read; the defaults are used. "
-    agent = LLMAgent(None, **opts.model_dump())  # type: ignore[arg-type]  # no calls made
+    agent = LLMAgent(None, opts)  # type: ignore[arg-type]  # no calls made
     msgs = agent.messages(traj.task, traj.steps[index].observation, traj.steps[:index])
     shown = [ShownMessage(role=m.role, text=m.text,
                           images=0 if isinstance(m.content, str) else sum(

@@ -78,6 +78,11 @@ def _as_version_0(run: Path) -> None:
     conn.close()
 
 
+def _squeezed(text: object) -> str:
+    """Text without whitespace: the terminal wraps (and folds long paths in) messages."""
+    return "".join(str(text).split())
+
+
 def _show(run: Path) -> tuple[int, dict | str]:
     result = CliRunner().invoke(app, ["runs", "show", str(run), "--json"])
     if result.exit_code:
@@ -101,8 +106,10 @@ def test_an_index_too_old_to_read_names_the_upgrade_and_upgrades_to_the_same_num
         RunStore.open(old)
     assert upgrade in str(err.value) and "version 0" in str(err.value)
     code, out = _show(old)
-    assert code == 2 and upgrade in " ".join(str(out).split())
+    assert code == 2 and _squeezed(upgrade) in _squeezed(out)
     assert "Traceback" not in str(out) and "internal error" not in str(out)
+    report = CliRunner().invoke(app, ["report", str(old), "--out", str(tmp_path / "r.html")])
+    assert report.exit_code == 2 and _squeezed(upgrade) in _squeezed(report.output)
     listed = CliRunner().invoke(app, ["runs", "list", str(tmp_path / "runs"), "--json"])
     entries = {Path(e["path"]).name: e for e in orjson.loads(listed.stdout)}
     assert upgrade in entries["old"]["error"] and "error" not in entries["today"]

@@ -98,13 +98,11 @@ class Viewer:
             if self._stop.is_set():
                 return
             try:
-                conn = connect(ref)
-                if conn is None:
+                index = connect(ref)
+                if index is None:
                     continue
-                try:
-                    run_stats(ref.root, conn)
-                finally:
-                    conn.close()
+                with index:
+                    run_stats(ref.root, index)
             except DAMAGE as exc:  # the runs page lists it as damaged, with this reason
                 log.warning("viewer: run %s is damaged: %s", ref.key, damage_text(exc))
             except Exception as exc:  # noqa: BLE001 - one run never stops the others

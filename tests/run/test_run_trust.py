@@ -127,8 +127,12 @@ def test_dead_model_endpoint_is_an_error_then_retried(tmp_path, agent):
     with execute_run(config, run) as store:
         [t] = list(store.iter_trajectories())
         [agg] = aggregate(outcomes(store), ("site",))
+        agent_usage = store.info.usage["agent"]["total"]
     assert t.termination == "error" and "infrastructure failure" in t.error
     assert "LLM call" in t.error and not t.steps
+    # The failed calls still count: the error carries them out of the agent's decision.
+    assert t.usage is not None and t.usage.total.failures >= 1
+    assert agent_usage["failures"] == t.usage.total.failures
     assert agg.errors == 1 and agg.sr is None and agg.csr is None  # not a 0
 
     # A resumed run with the endpoint back (served elsewhere: the model, not its address,

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from webtraj.agents.prompt_builder import PromptBuilder, PromptOptions
 from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.agents.protocol import AgentDecision
-from webtraj.llm import LLMClient, LLMError, usage_scope
+from webtraj.agents.usage import counted
+from webtraj.llm import LLMClient, LLMError
 from webtraj.llm.messages import Message
 from webtraj.model.action import ActionParseError, parse_answer
 from webtraj.model.errors import InfrastructureError
@@ -32,9 +33,8 @@ class LLMAgent:
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:
-        with usage_scope(self.client.tracker.prices) as calls:
-            decision = await self._decide(task, observation, history)
-        return decision.with_usage(calls.snapshot())
+        return await counted(self._decide(task, observation, history),
+                             self.client.tracker.prices)
 
     async def _decide(self, task: Task, observation: Observation,
                       history: Sequence[Step]) -> AgentDecision:

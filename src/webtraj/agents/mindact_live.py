@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from webtraj.agents.mindact.predictors import llm_ask
 from webtraj.agents.mindact.tournament import run_tournament
 from webtraj.agents.protocol import AgentDecision
+from webtraj.agents.usage import counted
 from webtraj.dom.tree_html import tree_to_cleaned_html
 from webtraj.formats.mind2web.records import Candidate, M2WStep, Operation
-from webtraj.llm import LLMClient, usage_scope
+from webtraj.llm import LLMClient
 from webtraj.model.action import Action, ActionKind, action_text
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
@@ -35,9 +36,8 @@ class MindActAgent:
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:
-        with usage_scope(self.client.tracker.prices) as calls:
-            decision = await self._decide(task, observation, history)
-        return decision.with_usage(calls.snapshot())
+        return await counted(self._decide(task, observation, history),
+                             self.client.tracker.prices)
 
     async def _decide(self, task: Task, observation: Observation,
                       history: Sequence[Step]) -> AgentDecision:

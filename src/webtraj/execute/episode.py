@@ -183,6 +183,8 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
         termination, error = Termination.TIMEOUT, f"episode timed out after {spec.timeout_s}s"
     except InfrastructureError as exc:
         termination, error = Termination.ERROR, f"infrastructure failure: {exc}"
+        if exc.usage is not None:  # the calls that failed on the way still count
+            usage = usage.merge(exc.usage)
     except Exception as exc:  # a browser crash ends this episode only
         termination, error = Termination.ERROR, f"{type(exc).__name__}: {exc}"
     finally:

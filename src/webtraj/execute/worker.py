@@ -38,8 +38,8 @@ class WorkerConfig(FrozenModel):
 
 class EpisodeWorker:
     """Keeps one browser open across episodes and relaunches it if it dies; each episode
-    running at the same time gets an agent of its own (agents and their model clients keep
-    per-episode state such as usage counts)."""
+    running at the same time gets an agent of its own (agents keep per-episode state; their
+    model usage comes with each decision, `AgentDecision.usage`)."""
 
     def __init__(self, config: WorkerConfig, agent: Agent | None = None) -> None:
         self.config = config

@@ -5,8 +5,12 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from webtraj.model.usage import Usage
 
 
 class InputError(ValueError):
@@ -97,3 +101,7 @@ def require_extra(extra: str, module: str | None = None, *,
 class InfrastructureError(RuntimeError):
     """Something outside the agent failed (a model endpoint, the browser, a server): the
     episode is an *error*, counted and retried, never the agent's failure or a score."""
+
+    # The model calls made on the way to the failure (retries, the failed call), set by the
+    # agent that made them: the episode ends without a decision and still counts them.
+    usage: Usage | None = None

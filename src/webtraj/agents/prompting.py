@@ -126,6 +126,8 @@ class PromptHistory:
 
 def user_prompt(task: Task, observation: Observation,
                 history: Sequence[Step] | PromptHistory, *, tree: str, window: int) -> str:
+    """A step's user turn: the task, the page fenced as data, the last action's error, the
+    last `window` previous actions."""
     tabs = "\n".join(f"[{t.index}]{' (active)' if t.active else ''} {t.title or t.url}"
                      for t in observation.tabs) or "[0] (active)"
     prev = (history.lines(window) if isinstance(history, PromptHistory)
@@ -154,7 +156,7 @@ def _example_user() -> str:
                "[9] [button] [Search flights]")
     typed = Step(index=0, observation=page, action=parse_action("type [4] [Denver] [0]"),
                  reasoning="The origin field is empty; I fill it first.")
-    return user_prompt(task, page, [typed], tree=page.axtree, window=8)
+    return user_prompt(task, page, [typed], tree=page.axtree, window=1)
 
 
 EXAMPLE_USER = _example_user()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.cli.common import UsageError, command_line, console, err_console, esc, fail
 from webtraj.cli.progress import JobProgress
 from webtraj.cli.run_settings import setting
@@ -16,6 +17,10 @@ if TYPE_CHECKING:
     from webtraj.execute.run import EpisodeEvent, RunPlan
 
 
+# The llm agent's `action_set` prompt option, as its model describes it.
+_ACTION_SET_HELP = (f"ids | coords | both: {PromptOptions.model_fields['action_set'].description}"
+                    " (the llm agent's `action_set` option).")
+
 def run(
     suite: str = setting("suite"),
     tasks_file: Path = setting("tasks_file", "--tasks"),
@@ -24,9 +29,7 @@ def run(
                                            "agent's options (repeatable; JSON values parsed)."),
     agent_options_file: Path = typer.Option(None, "--agent-options", help="JSON or YAML file "
                                             "of agent options (--agent-option wins)."),
-    action_set: str = typer.Option(None, "--action-set", help="ids | coords | both: act by "
-                                   "element id (default), at viewport coordinates, or both "
-                                   "(the agent's `action_set` option; llm agent)."),
+    action_set: str = typer.Option(None, "--action-set", help=_ACTION_SET_HELP),
     evaluators: list[str] = setting("evaluators", "--evaluator", form="repeatable"),
     llm: str = setting("llm"),
     trials: int = setting("trials"),

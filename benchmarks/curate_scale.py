@@ -99,7 +99,7 @@ def generate(root: Path, n_traj: int, mean_steps: float, tree_bytes: int, seed: 
         "schema_version": 1, "run_id": "bench", "name": "curate-scale", "created_at": 0.0,
         "webtraj_version": "0.1.0", "python_version": "3.11", "command": "synthetic",
         "config": {}, "timings": {}, "usage": {}}, option=orjson.OPT_INDENT_2))
-    from webtraj.store.index import SCHEMA
+    from webtraj.store.migrations import SCHEMA
 
     conn = sqlite3.connect(root / "index.sqlite")
     conn.executescript(SCHEMA)

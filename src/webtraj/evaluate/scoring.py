@@ -50,13 +50,11 @@ async def run_evaluator(evaluator: Evaluator, trajectory: Trajectory,
 
 
 def _with_usage(scores: list[Score], usage: Usage) -> list[Score]:
-    """The evaluator's model use on this trajectory, kept with its (first) score as
-    `details["llm_usage"]` (the judges' share of a trajectory's usage)."""
+    """The evaluator's model use on this trajectory, kept with its (first) score (the judges'
+    share of a trajectory's usage)."""
     if not usage.models or not scores:
         return scores
-    first = scores[0]
-    details = {**first.details, "llm_usage": usage.to_run_usage()}
-    return [first.model_copy(update={"details": details}), *scores[1:]]
+    return [scores[0].model_copy(update={"usage": usage}), *scores[1:]]
 
 
 def episode_error_score(evaluator: str, error: str) -> Score:

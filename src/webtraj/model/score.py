@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, JsonValue, TypeAdapter, model_validator
 from typing_extensions import TypedDict
 
 from webtraj.model.base import FrozenModel
+from webtraj.model.usage import Usage
 
 
 class ConstraintCheck(FrozenModel):
@@ -88,6 +89,9 @@ class Score(FrozenModel):
     # Text of the judged pages that tried to instruct the judge or the agent (never a reason
     # to change the value: the judge read it as data).
     suspected_injections: tuple[SuspectedInjection, ...] = ()
+    # What the evaluator's model calls on this trajectory cost (on its first score only):
+    # the judges' share of a trajectory's usage. None: it called no model.
+    usage: Usage | None = None
 
     @model_validator(mode="after")
     def _unscored_has_reason(self) -> Score:
@@ -115,17 +119,28 @@ class Score(FrozenModel):
 
 
 def upgrade_legacy_score(data: dict[str, Any]) -> dict[str, Any]:
-    """A stored score body in the current form. Scores stored before `step_checks` kept the
-    per-step matches as `details.step_matching` ([{name: bool | None}, ...], one object per
-    observation): they become step checks. The one reader of that older form, called only
-    where stored score records are loaded (the run index); nothing writes it."""
-    if data.get("step_checks") is not None:
-        return data
+    """A stored score body in the current form; the one reader of the older forms, called
+    only where stored score records are loaded (the run index); nothing writes them.
+    - Scores stored before `step_checks` kept the per-step matches as
+      `details.step_matching` ([{name: bool | None}, ...], one object per observation).
+    - Scores stored before `usage` kept the judge's model use as `details.llm_usage` (the
+      run-usage form: {"total": ..., "models": {name: ...}})."""
     details = data.get("details")
-    rows = details.get("step_matching") if isinstance(details, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+    if not isinstance(details, dict):
         return data
-    rest = {k: v for k, v in details.items() if k != "step_matching"}
-    return {**data, "details": rest, "step_checks": [
-        [{"name": str(k), "matching": v if isinstance(v, bool) else None}
-         for k, v in row.items()] for row in rows]}
+    rows = details.get("step_matching")
+    if data.get("step_checks") is None and isinstance(rows, list) and all(
+            isinstance(r, dict) for r in rows):
+        details = {k: v for k, v in details.items() if k != "step_matching"}
+        data = {**data, "details": details, "step_checks": [
+            [{"name": str(k), "matching": v if isinstance(v, bool) else None}
+             for k, v in row.items()] for row in rows]}
+    used = details.get("llm_usage")
+    if data.get("usage") is None and isinstance(used, dict):
+        try:
+            usage = Usage.from_run_usage(used)
+        except ValueError:  # a damaged record: kept as it was, no usage rather than a wrong one
+            return data
+        details = {k: v for k, v in details.items() if k != "llm_usage"}
+        data = {**data, "details": details, "usage": usage}
+    return data

@@ -75,20 +75,10 @@ def trajectory_usage(usage: Usage | None) -> ModelUsage | None:
 
 
 def judge_usage(index: IndexReader) -> dict[str, dict[str, ModelUsage]]:
-    """trajectory id -> evaluator -> the model use its current score cost (`llm_usage` in the
-    score's details, written by the scoring of each trajectory)."""
-    out: dict[str, dict[str, ModelUsage]] = {}
-    for tid, per in index.current_details("llm_usage").items():
-        for ev, raw in per.items():
-            if not isinstance(raw, Mapping):
-                continue
-            try:
-                usage = Usage.from_run_usage(raw)
-            except (ValueError, ValidationError):
-                continue
-            if usage.models:
-                out.setdefault(tid, {})[ev] = usage.total
-    return out
+    """trajectory id -> evaluator -> the model use its current score cost (`Score.usage`,
+    written by the scoring of each trajectory)."""
+    return {tid: {ev: usage.total for ev, usage in per.items()}
+            for tid, per in index.current_usage().items()}
 
 
 def load_prices(path: str | Path) -> PriceTable:

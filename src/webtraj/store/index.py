@@ -214,7 +214,7 @@ class RunIndex:
                 # The columns hold a plain score; the JSON body only what they cannot.
                 body = (score.model_dump_json(exclude_none=True, exclude=_BODY_EXCLUDE)
                         if score.constraints or score.step_checks or score.details
-                        or score.suspected_injections else None)
+                        or score.suspected_injections or score.usage else None)
                 if steps is not None:
                     scored = [v for v in steps if v is not None]
                     steps_json, s_sum, s_count = orjson.dumps(steps).decode(), sum(scored), len(

@@ -14,11 +14,12 @@ import sqlite3
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from webtraj.model.curation import CurationDecision
 from webtraj.model.ordering import natural_text
 from webtraj.model.score import Score
+from webtraj.model.usage import Usage
 from webtraj.store import summary
 from webtraj.store.decisions import decisions_of
 from webtraj.store.index import connect_read_only, score_from_row
@@ -390,18 +391,25 @@ class IndexReader:
         return ScoreCounts(episodes=n or 0, errors=errors or 0, scored=scored or 0,
                            unscored=unscored or 0, success=success or 0)
 
-    def current_details(self, key: str) -> dict[str, dict[str, object]]:
-        """trajectory id -> evaluator -> `details[key]` of its current score, parsed from
-        JSON (where the score has it), e.g. the model use a judge's score cost."""
-        out: dict[str, dict[str, object]] = {}
-        path = f'$.details."{key}"'
+    def current_usage(self) -> dict[str, dict[str, Usage]]:
+        """trajectory id -> evaluator -> the model use its current score cost (`usage` of the
+        score; `details.llm_usage` in scores stored before that field)."""
+        out: dict[str, dict[str, Usage]] = {}
         for tid, ev, raw in self._conn.execute(
-                "SELECT t.trajectory_id, s.evaluator, json_quote(json_extract(s.body, ?)) "
+                "SELECT t.trajectory_id, s.evaluator, json_quote(COALESCE("
+                "json_extract(s.body, '$.usage'), json_extract(s.body, '$.details.llm_usage'))) "
                 "FROM score_sets s JOIN main.trajectories t ON t.id = s.traj WHERE s.id IN "
                 "(SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator) "
-                "AND s.body IS NOT NULL AND json_extract(s.body, ?) IS NOT NULL",
-                (path, path)):
-            out.setdefault(tid, {})[ev] = orjson.loads(raw)
+                "AND s.body IS NOT NULL AND (json_extract(s.body, '$.usage') IS NOT NULL "
+                "OR json_extract(s.body, '$.details.llm_usage') IS NOT NULL)"):
+            data = orjson.loads(raw)
+            try:
+                usage = (Usage.from_run_usage(data) if "total" in data
+                         else Usage.model_validate(data))
+            except (ValueError, ValidationError):
+                continue  # a damaged body: no usage rather than a wrong one
+            if usage.models:
+                out.setdefault(tid, {})[ev] = usage
         return out
 
     # --- trajectories ---------------------------------------------------------------------

@@ -57,7 +57,7 @@ def main() -> int:
         t0 = time.perf_counter()
         n = store.add_scores(scores)
         insert_s = time.perf_counter() - t0
-        n_steps = sum(g[-1] for g in store.index.mean_step_score(("evaluator",)))
+        n_steps = sum(g.count for g in store.index.mean_step_score(("evaluator",)))
 
         t0 = time.perf_counter()
         groups = store.index.mean_step_score(("site", "evaluator"))
@@ -68,7 +68,7 @@ def main() -> int:
         # The same mean straight from the step values, to show the kept sums are exact.
         check = store.index.conn.execute(
             "SELECT AVG(j.value) FROM score_sets s, json_each(s.steps) j").fetchone()[0]
-        total = sum(g[-2] * g[-1] for g in groups) / sum(g[-1] for g in groups)
+        total = sum(g.mean * g.count for g in groups) / sum(g.count for g in groups)
         assert abs(check - total) < 1e-9, (check, total)
         store.close()
 

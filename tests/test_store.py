@@ -61,11 +61,12 @@ def test_scores_round_trip_and_aggregates(tmp_path):
         store.add_scores([(ids[0], Score(evaluator="network", value=1.0))])
         assert len(store.scores(ids[0], evaluator="network", latest_only=False)) == 2
         assert store.scores(ids[0], evaluator="network")[0].value == 1.0
-        [(site, ev, mean, count)] = store.index.mean_step_score(("site", "evaluator"))
-        assert (site, ev, count) == ("hotels", "csr", 4)
-        assert mean == pytest.approx((0.0 + 0.5 + 1.0 + 0.5) / 4)
+        [group] = store.index.mean_step_score(("site", "evaluator"))
+        assert (group.groups, group.count) == (("hotels", "csr"), 4)
+        assert group.mean == pytest.approx((0.0 + 0.5 + 1.0 + 0.5) / 4)
         curve = store.index.step_curve(("evaluator",))
-        assert curve[0] == ("csr", 0, pytest.approx(0.25), 2)
+        assert (curve[0].groups, curve[0].step, curve[0].count) == (("csr",), 0, 2)
+        assert curve[0].mean == pytest.approx(0.25)
         summary = summarize(store)
         csr = summary.evaluators["csr"]
         assert (csr.scored, csr.unscored, csr.errors) == (2, 1, 1)

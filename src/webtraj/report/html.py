@@ -52,8 +52,9 @@ def _site_curves(store: RunStore, items) -> list[dict]:
         return []
     evaluator = max(set(names), key=names.count)
     by_site: dict[str, list[tuple[int, float, int]]] = {}
-    for site, step, mean, count in store.index.step_curve(("site",), evaluator=evaluator):
-        by_site.setdefault(site or "-", []).append((step, mean, count))
+    for point in store.index.step_curve(("site",), evaluator=evaluator):
+        by_site.setdefault(point.groups[0] or "-", []).append(
+            (point.step, point.mean, point.count))
     out = []
     for site, rows in sorted(by_site.items()):
         values = tuple(mean for _, mean, _ in sorted(rows))

@@ -49,7 +49,7 @@ def outcomes(store: RunStore) -> list[Outcome]:
     out = []
     for row in store.rows():
         # An episode that ended in an error has no score, whatever an older version stored.
-        scores = {ev: None if row.error else v[0]
+        scores = {ev: None if row.error else v.value
                   for ev, v in latest.get(row.rowid, {}).items()}
         name, csr = _pick_csr(scores)
         values = list(scores.values())

@@ -95,7 +95,7 @@ def summarize(store: RunStore, *, verify: bool = True,
             difficulty=row.difficulty, agent=row.agent, trial=row.trial, n_steps=row.n_steps,
             error=row.error, usage=usage, wall_s=wall,
             judge_usage=judges.get(row.trajectory_id, {}),
-            scores={ev: None if row.error else v[0] for ev, v in per.items()}))
+            scores={ev: None if row.error else v.value for ev, v in per.items()}))
         for ev, (value, err, has_constraints) in per.items():
             agg = evaluators.setdefault(ev, EvaluatorSummary(evaluator=ev))
             if row.error or (value is None and err):

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -50,6 +51,31 @@ def score_matches_from_row(evaluator: str, value: float | None, reason: str | No
     if rows is not None:
         return score, STEP_CHECK_ROWS.validate_python(rows)
     return score, None
+
+
+class LatestScore(NamedTuple):
+    """A trajectory's newest score of one evaluator, as the index columns hold it."""
+
+    value: float | None
+    error: bool
+    has_constraints: bool
+
+
+class GroupMean(NamedTuple):
+    """Mean of the scored step values of one group (`groups`: the grouping columns' values)."""
+
+    groups: tuple[str | None, ...]
+    mean: float
+    count: int
+
+
+class StepMean(NamedTuple):
+    """Mean value at one step index within one group (a per-step curve's point)."""
+
+    groups: tuple[str | None, ...]
+    step: int
+    mean: float
+    count: int
 
 
 @dataclass(frozen=True)
@@ -255,13 +281,13 @@ class RunIndex:
     def rowids(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT trajectory_id, id FROM trajectories"))
 
-    def latest_score_values(self) -> dict[int, dict[str, tuple[float | None, bool, bool]]]:
-        """traj rowid -> evaluator -> (value, error, has_constraints), newest score set."""
-        out: dict[int, dict[str, tuple[float | None, bool, bool]]] = {}
+    def latest_score_values(self) -> dict[int, dict[str, LatestScore]]:
+        """traj rowid -> evaluator -> its newest score set's value, error and constraints."""
+        out: dict[int, dict[str, LatestScore]] = {}
         for traj, ev, value, err, hc in self.conn.execute(
             "SELECT traj, evaluator, value, error, has_constraints FROM score_sets ORDER BY id"
         ):
-            out.setdefault(traj, {})[ev] = (value, bool(err), bool(hc))
+            out.setdefault(traj, {})[ev] = LatestScore(value, bool(err), bool(hc))
         return out
 
     def _grouping(self, group_by: Sequence[str]) -> str:
@@ -272,26 +298,28 @@ class RunIndex:
         return ", ".join(f"s.{c}" if c == "evaluator" else f"t.{c}" for c in group_by)
 
     def mean_step_score(self, group_by: Sequence[str] = ("site", "evaluator"),
-                        *, evaluator: str | None = None) -> list[tuple]:
+                        *, evaluator: str | None = None) -> list[GroupMean]:
         """Mean of all scored step values, grouped by trajectory columns and/or evaluator.
-        Rows: (*group values, mean, number of step values). Counts every stored score set;
-        filter by evaluator to pick one."""
+        Counts every stored score set; filter by evaluator to pick one."""
         cols = self._grouping(group_by)
         where, params = _where({"evaluator": evaluator}, prefix="s.")
         where += (" AND " if where else " WHERE ") + "s.step_count > 0"
         sql = (f"SELECT {cols}, SUM(s.step_sum) / SUM(s.step_count), SUM(s.step_count) "
                f"FROM score_sets s JOIN trajectories t ON t.id = s.traj{where} "
                f"GROUP BY {cols} ORDER BY {cols}")
-        return self.conn.execute(sql, params).fetchall()
+        n = len(group_by)
+        return [GroupMean(tuple(r[:n]), r[n], r[n + 1])
+                for r in self.conn.execute(sql, params)]
 
     def step_curve(self, group_by: Sequence[str] = ("evaluator",),
-                   *, evaluator: str | None = None) -> list[tuple]:
-        """Mean value at each step index (e.g. a per-step CSR curve).
-        Rows: (*group values, step, mean, count)."""
+                   *, evaluator: str | None = None) -> list[StepMean]:
+        """Mean value at each step index (e.g. a per-step CSR curve), per group."""
         cols = self._grouping(group_by)
         where, params = _where({"evaluator": evaluator}, prefix="s.")
         where += (" AND " if where else " WHERE ") + "s.steps IS NOT NULL"
         sql = (f"SELECT {cols}, j.key, AVG(j.value), COUNT(j.value) FROM score_sets s "
                f"JOIN trajectories t ON t.id = s.traj, json_each(s.steps) j{where} "
                f"GROUP BY {cols}, j.key ORDER BY {cols}, j.key")
-        return self.conn.execute(sql, params).fetchall()
+        n = len(group_by)
+        return [StepMean(tuple(r[:n]), int(r[n]), r[n + 1], r[n + 2])
+                for r in self.conn.execute(sql, params)]

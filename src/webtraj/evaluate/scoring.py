@@ -73,8 +73,9 @@ def _distinct_names(scores: list[Score]) -> list[Score]:
     return out
 
 
-def task_score(scores: Sequence[Score]) -> float | None:
-    """WebArena's rule: a task scores 1 only if every evaluator does; unscored if any is."""
-    if not scores or any(s.value is None for s in scores):
+def task_score(values: Sequence[float | None]) -> float | None:
+    """WebArena's rule over a trajectory's evaluator values: 1 only if every evaluator scored
+    1; unscored (None) if any is unscored, or there is none."""
+    if not values or any(v is None for v in values):
         return None
-    return float(all(s.value >= 1.0 for s in scores))
+    return float(all(v >= 1.0 for v in values))

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
+from webtraj.evaluate.scoring import task_score
 from webtraj.report.metrics import csr_evaluator
 from webtraj.store.run_store import RunStore
 
@@ -52,12 +53,10 @@ def outcomes(store: RunStore) -> list[Outcome]:
         scores = {ev: None if row.error else v.value
                   for ev, v in latest.get(row.rowid, {}).items()}
         name, csr = _pick_csr(scores)
-        values = list(scores.values())
-        task = None if not values or any(v is None for v in values) else float(
-            all(v >= 1.0 for v in values))
         out.append(Outcome(trajectory_id=row.trajectory_id, task_id=row.task_id, site=row.site,
                            difficulty=row.difficulty, n_steps=row.n_steps, error=row.error,
-                           csr=csr, csr_evaluator=name, task_score=task, scores=scores))
+                           csr=csr, csr_evaluator=name,
+                           task_score=task_score(list(scores.values())), scores=scores))
     return out
 
 

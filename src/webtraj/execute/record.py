@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import hashlib
 import os
 import re
@@ -63,14 +62,14 @@ INTERRUPTED = ("the recorder ended before the task was finished (killed or crash
 
 
 class RecordingScratch:
-    """The run's scratch folder for recordings in progress: one per run, outside it, owned
-    by one recorder at a time (a lock), and kept when the recorder is killed so the next one
-    can store what it journaled."""
+    """The run's scratch folder for recordings in progress: one per run, outside it, used
+    only while the recorder holds the run's write lock (store.lock; so by one recorder at a
+    time), and kept when the recorder is killed so the next one can store what it
+    journaled."""
 
     def __init__(self, out: Path) -> None:
         digest = hashlib.sha256(str(out.resolve()).encode()).hexdigest()[:16]
         self.root = Path(tempfile.gettempdir()) / f"webtraj-record-{digest}"
-        self._lock: int | None = None
 
     def __enter__(self) -> RecordingScratch:
         self.root.mkdir(mode=0o700, exist_ok=True)
@@ -79,22 +78,12 @@ class RecordingScratch:
                 or st.st_mode & 0o077:
             raise InputError(f"the recording scratch folder {self.root} is not a private "
                              "folder of this user; remove it and record again", field="out")
-        fd = os.open(self.root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise InputError("another `webtraj record` is recording into this run; "
-                             "wait for it to end", field="out") from None
-        self._lock = fd
         return self
 
     def __exit__(self, *exc: object) -> None:
         """Removed once every task begun here is stored; otherwise kept for recovery."""
         if not any(self.root.glob("*.spec.json")):
             shutil.rmtree(self.root, ignore_errors=True)
-        if self._lock is not None:
-            os.close(self._lock)
 
     def begin(self, spec: EpisodeSpec) -> Path:
         """The task's workdir; its spec is written beside it first, for recovery."""

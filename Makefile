@@ -35,7 +35,7 @@ chromium:
 	@bash scripts/ensure-chromium.sh
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks examples docs
 	$(VENV)/bin/lint-imports
 
 test: $(VENV)/.installed-test chromium lint

@@ -83,10 +83,10 @@ def build(root: Path) -> None:
                                    workers=1, max_steps=12), root / agent):
             pass
     with ScriptedLLMServer(default=_reply) as server:
-        with execute_run(RunConfig(suite="booking", agent="llm", today=TODAY,
-                                   task_ids=TASKS[:2], workers=1, max_steps=4,
-                                   llm=f"base_url={server.base_url},model=scripted"),
-                         root / "llm"):
+        llm_run = RunConfig(suite="booking", agent="llm", today=TODAY, task_ids=TASKS[:2],
+                            workers=1, max_steps=4,
+                            llm=f"base_url={server.base_url},model=scripted")
+        with execute_run(llm_run, root / "llm"):
             pass
     for agent in ("replay", "heuristic"):
         ensure_curves(root / agent, CurateSettings(judge="oracle", second_judge="rule"))

@@ -10,6 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.model_options import llm_option, no_cache_option
 from webtraj.model.errors import require_extra
 
 if TYPE_CHECKING:
@@ -35,9 +36,8 @@ def curate(
                                      "which this judge agrees (same t' and same C')."),
     relabel: str = typer.Option("rule", "--relabel", help="rule | llm | none: how partial "
                                 "prefixes (0 < C_max < 1) get their task rewritten."),
-    llm: str = typer.Option(None, "--llm", help="Model spec for --relabel llm and model "
-                            "judges: base_url=...,model=...[,k=v]"),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM cache."),
+    llm: str = llm_option("--relabel llm and the model judges"),
+    no_cache: bool = no_cache_option(),
     seed: int = typer.Option(0, "--seed", help="Seeds relabel wording and the split."),
     val_fraction: float = typer.Option(0.1, "--val-fraction", min=0.0, max=0.99,
                                        help="Share of tasks in validation."),

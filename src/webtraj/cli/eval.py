@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from webtraj.cli.common import command_line, console, err_console, esc, fail
+from webtraj.cli.model_options import llm_option, no_cache_option
 from webtraj.cli.progress import JobProgress
 from webtraj.model import InputError
 from webtraj.model.jsonfile import read_json
@@ -35,8 +36,8 @@ def rescore_run(
     run: Path = typer.Option(None, "--run", help="Re-score this stored run."),
     evaluator: list[str] = typer.Option(None, "--evaluator", help="NAME[:key=value,...], "
                                         "repeatable; default: each task's own evaluators."),
-    llm: str = typer.Option(None, "--llm", help="Model spec for model-based evaluators."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM cache."),
+    llm: str = llm_option("the model-based evaluators"),
+    no_cache: bool = no_cache_option(),
     site: str = typer.Option(None, "--site", help="Only trajectories of this site."),
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for a cost estimate."),

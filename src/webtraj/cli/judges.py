@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from webtraj.cli.common import command_line, console, esc, fail, print_json
+from webtraj.cli.model_options import llm_option
 
 app = typer.Typer(help="Compare constraint judges.\n\nExample: webtraj judges compare --run "
                   "runs/heur --judges rule --reference oracle", no_args_is_help=True)
@@ -24,7 +25,7 @@ def compare(
     run: Path = typer.Option(..., "--run", help="Run directory."),
     judges: str = typer.Option("rule", "--judges", help="Comma-separated: rule,llm,vlm,oracle"),
     reference: str = typer.Option(None, "--reference", help="Reference judge, e.g. oracle."),
-    llm: str = typer.Option(None, "--llm", help="Model spec for llm/vlm judges."),
+    llm: str = llm_option("the llm and vlm judges"),
     rescore: bool = typer.Option(False, "--rescore", help="Judge again even if scores exist."),
     steps: str = typer.Option("final", "--steps", help="final | all: judge every observation "
                               "too and report step-level agreement (model judges cost more)."),

@@ -1,8 +1,7 @@
 """`webtraj llm ...`: model endpoint utilities: cache, endpoint check, scripted test server.
 
-Commands that call a model take the shared options below:
-`def cmd(llm: LLMSpecOpt = None, no_cache: NoCacheOpt = False)` and build their client with
-`LLMClient.from_cli(llm, no_cache=no_cache)`."""
+Commands that call a model take `--llm` and `--no-cache` from `cli.model_options` (one text
+for every command) and build their client with `LLMClient.from_cli(llm, no_cache=no_cache)`."""
 
 from __future__ import annotations
 
@@ -17,13 +16,11 @@ import typer
 from rich.table import Table
 
 from webtraj.cli.common import console, esc, fail, print_json
+from webtraj.cli.model_options import NO_CACHE_HELP, llm_help
 from webtraj.model.errors import InputError
 
-LLMSpecOpt = Annotated[str | None, typer.Option(
-    "--llm", help="Model spec: base_url=URL,model=NAME[,temperature=0,...] or a profile name "
-                  "(default: WEBTRAJ_LLM_* variables or the config's default profile).")]
-NoCacheOpt = Annotated[bool, typer.Option(
-    "--no-cache", help="Call the model even when an identical call is cached.")]
+LLMSpecOpt = Annotated[str | None, typer.Option("--llm", help=llm_help("this command"))]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help=NO_CACHE_HELP)]
 CacheOpt = Annotated[Path | None, typer.Option(
     "--cache", help="Cache database (default: WEBTRAJ_LLM_CACHE, the config's cache, or "
                     "~/.cache/webtraj/llm-cache.sqlite).")]

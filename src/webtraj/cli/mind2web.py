@@ -11,6 +11,7 @@ import orjson
 import typer
 
 from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.model_options import llm_option, no_cache_option
 from webtraj.cli.train import export_sft
 
 app = typer.Typer(help="Mind2Web: rank, predict and score next actions offline.\n\n"
@@ -294,7 +295,6 @@ def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: 
 
 
 METHOD_HELP = "multichoice (MindAct tournament) or direct (generation baseline)."
-LLM_HELP = "Model spec, e.g. base_url=http://127.0.0.1:8000/v1,model=NAME (or env/config)."
 
 
 @app.command()
@@ -302,14 +302,14 @@ def predict(
     data: str = typer.Option(..., "--data", help=DATA_HELP),
     out: Path = typer.Option(Path("predictions.jsonl"), "--out", help="Predictions JSONL."),
     method: str = typer.Option("multichoice", "--method", help=METHOD_HELP),
-    llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
+    llm: str | None = llm_option("the predictions"),
     ranks: Path | None = typer.Option(None, "--ranks", exists=True, dir_okay=False,
                                       help="Rankings JSONL (default: data ranks, else BM25)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the candidate shuffle."),
     top_k: int = typer.Option(50, "--top-k", min=1),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Steps in flight."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the LLM cache."),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Predict the next action of each step with an LLM (multiple choice or direct).
 
@@ -335,7 +335,7 @@ def run(
     ranker: str = typer.Option("bm25", "--ranker", help="bm25, minilm or cross."),
     model: str | None = typer.Option(None, "--model", help="Ranker model path."),
     method: str = typer.Option("multichoice", "--method", help=METHOD_HELP),
-    llm: str | None = typer.Option(None, "--llm", help=LLM_HELP),
+    llm: str | None = llm_option("the predictions"),
     seed: int = typer.Option(0, "--seed"),
     top_k: int = typer.Option(50, "--top-k", min=1),
     concurrency: int = typer.Option(8, "--concurrency", min=1),

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from webtraj.cli.common import console, err_console, esc, fail
+from webtraj.cli.model_options import llm_option, no_cache_option
 
 app = typer.Typer(help="Generate tasks, extract constraints, refresh dates.\n\nExample: webtraj "
                   "tasks refresh-dates --tasks tasks.jsonl --out fresh.jsonl",
@@ -111,7 +112,7 @@ def generate(
     n: int = typer.Option(..., "--n", min=1, help="Tasks to keep per difficulty level."),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
     levels: str = typer.Option("easy,medium,hard", "--levels", help="Difficulty levels."),
-    llm: str = typer.Option(None, "--llm", help="Model spec, e.g. base_url=...,model=..."),
+    llm: str = llm_option("writing the tasks"),
     existing: Path = typer.Option(None, "--existing",
                                   help="Tasks already written: new ones must differ."),
     today: str = typer.Option(None, "--today", help="Today as YYYY-MM-DD (default: now)."),
@@ -130,7 +131,7 @@ def generate(
                                       help="Reject dates not written Month DD, YYYY "
                                            "(default: rewrite them)."),
     report: Path = typer.Option(None, "--report", help="Also write the report (JSON)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the LLM cache."),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Ask a model for web tasks (precise, varied, realistic, free, without log-in, goal-level,
     dated 1-4 months ahead, fitting the site), check them, attach constraints, drop
@@ -213,12 +214,12 @@ def generate(
 def constraints_cmd(
     tasks: Path = typer.Option(..., "--tasks", help="Task file (JSONL or JSON list)."),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
-    llm: str = typer.Option(None, "--llm", help="Model spec, e.g. base_url=...,model=..."),
+    llm: str = llm_option("extracting the constraints"),
     drop_failed: bool = typer.Option(False, "--drop-failed",
                                      help="Leave out tasks whose extraction failed (default: "
                                           "keep them without constraints)."),
     report: Path = typer.Option(None, "--report", help="Also write the report (JSON)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Do not use the LLM cache."),
+    no_cache: bool = no_cache_option(),
 ) -> None:
     """Extract constraints (name, value, type; made_selection when the task asks for one
     listing and does not say "search") for tasks that have none; others pass unchanged.

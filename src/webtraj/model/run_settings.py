@@ -18,6 +18,11 @@ from webtraj.model.base import FrozenModel
 ScreenshotFormat = Literal["png", "jpeg", "webp"]
 
 
+# How a model is named on the command line and in the API (docs/llm.md); every command that
+# calls a model says it so (cli/model_options.py).
+LLM_SPEC_FORM = ("base_url=URL,model=NAME[,k=v] or a profile name (default: WEBTRAJ_LLM_* "
+                 "variables or the config's default profile; docs/llm.md)")
+
 class DefiningSettings(FrozenModel):
     """The settings that define a run's episodes and their scores: a later command writing
     into the run must give the same ones (`RunDefinition.differences`)."""
@@ -54,9 +59,9 @@ class RunConfig(DefiningSettings):
     limit: int | None = Field(default=None, ge=1, description="Only the first N tasks.")
     # The model spec string; keys are refused inline, so none is ever recorded here.
     llm: str | None = Field(default=None, description="Model of the agent and of model-based "
-                            "evaluators: base_url=...,model=...[,k=v] or a profile name "
-                            "(docs/llm.md).")
-    no_cache: bool = Field(default=False, description="Bypass the LLM cache.")
+                            f"evaluators: {LLM_SPEC_FORM}.")
+    no_cache: bool = Field(default=False, description="Call the model even when an identical "
+                             "call is cached.")
     trials: int = Field(default=1, ge=1, description="Episodes per task.")
     workers: int = Field(default=1, ge=1, description="Parallel browsers.")
     episodes_per_worker: int = Field(

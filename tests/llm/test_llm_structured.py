@@ -146,7 +146,7 @@ JUDGE_REPLY = """The page shows a listing in Aspen but the check-in date differs
 """
 
 
-def test_seed_003_judge_reply_with_trailing_commas_parses():
+def test_the_papers_judge_reply_with_trailing_commas_parses():
     verdicts = parse_reply(JUDGE_REPLY, dict[str, ConstraintVerdict])
     assert not isinstance(verdicts, ParseFailure), verdicts
     assert {k: v.matching for k, v in verdicts.items()} == {

@@ -31,7 +31,7 @@ def _lines(folder):
             for x in (folder / f"{s}.jsonl").read_bytes().splitlines()]
 
 
-def test_data_choices_are_seed_003_table_2_rows(cut_short, replay_dir, tmp_path):
+def test_data_choices_are_the_papers_table_2_rows(cut_short, replay_dir, tmp_path):
     from webtraj.train.data_choice import all_trajectories, partial, success_only
 
     curated = curate(cut_short, tmp_path / "curated", 0.5)

@@ -134,3 +134,30 @@ class Person:
             await panel.locator("#answer").click()
             await panel.keyboard.type(answer)
         await panel.locator("#finish").click()
+
+
+def record_session(tmp_path: Path, url: str, intent: str, script, *,
+                   expect_rc: int = 0) -> Path:
+    """`webtraj record --url URL --intent INTENT` into `tmp_path/demos`, with
+    `script(person, page, browser)` as the person (it ends the task itself, or not); the
+    recorder must exit with `expect_rc`. Returns the run's folder."""
+    from playwright.async_api import async_playwright
+
+    out = tmp_path / "demos"
+    port = free_port()
+    log = tmp_path / "record.log"
+    proc = start_recorder(["--url", url, "--intent", intent, "--out", str(out)], port, log)
+    try:
+        async def drive() -> None:
+            async with async_playwright() as pw:
+                browser = await attach(pw, port, proc)
+                person = Person(browser)
+                page = await person.start(intent)
+                await script(person, page, browser)
+        asyncio.run(drive())
+        assert proc.wait(60) == expect_rc, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return out

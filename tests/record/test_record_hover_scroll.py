@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from person import Person, attach, free_port, start_recorder
+from person import Person, record_session
 from playwright.async_api import async_playwright
 
 from one_page_site import serve_page
@@ -61,36 +61,22 @@ def _end_state(axtree: str) -> tuple[bool, bool, bool, bool]:
 
 
 def test_hover_and_inner_scroll_replay_to_the_same_state(tmp_path, url):
-    out = tmp_path / "demos"
-    port = free_port()
-    proc = start_recorder(["--url", url, "--intent", "Archive and browse the inbox",
-                           "--out", str(out)], port, tmp_path / "record.log")
-    try:
-        async def drive() -> None:
-            async with async_playwright() as pw:
-                browser = await attach(pw, port, proc)
-                person = Person(browser)
-                page = await person.start("Archive and browse")
-                await person.act(page, page.get_by_role("button", name="Actions").hover)
-                await person.act(page, page.get_by_role("button", name="Archive").click)
-                # A hover the page answers from a script (mouseenter), on text with no role.
-                await person.act(page, page.get_by_text("Help", exact=True).hover)
-                await person.act(page,
-                                 page.get_by_role("button", name="Contact support").click)
-                box = await page.locator("#list").bounding_box()
+    async def script(person: Person, page, browser) -> None:
+        await person.act(page, page.get_by_role("button", name="Actions").hover)
+        await person.act(page, page.get_by_role("button", name="Archive").click)
+        # A hover the page answers from a script (mouseenter), on text with no role.
+        await person.act(page, page.get_by_text("Help", exact=True).hover)
+        await person.act(page, page.get_by_role("button", name="Contact support").click)
+        box = await page.locator("#list").bounding_box()
 
-                async def scrolling():
-                    await page.mouse.move(box["x"] + 100, box["y"] + 60)
-                    for _ in range(3):
-                        await page.mouse.wheel(0, 60)
-                await person.act(page, scrolling)
-                await person.finish()
-        asyncio.run(drive())
-        assert proc.wait(60) == 0, (tmp_path / "record.log").read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        async def scrolling():
+            await page.mouse.move(box["x"] + 100, box["y"] + 60)
+            for _ in range(3):
+                await page.mouse.wheel(0, 60)
+        await person.act(page, scrolling)
+        await person.finish()
+
+    out = record_session(tmp_path, url, "Archive and browse the inbox", script)
     with RunStore.open(out) as store:
         (recorded,) = list(store.iter_trajectories())
     actions = [s.action for s in recorded.steps if s.action is not None]

@@ -11,7 +11,7 @@ import contextlib
 import signal
 
 from demo_site import DemoSite
-from person import Person, attach, free_port, start_recorder
+from person import Person, attach, free_port, record_session, start_recorder
 from playwright.async_api import async_playwright
 from sandbox_demos import run_cli
 
@@ -22,24 +22,8 @@ K = ActionKind
 
 
 def _record(tmp_path, site: DemoSite, script, *, expect_rc: int = 0) -> RunStore:
-    out = tmp_path / "demos"
-    port = free_port()
-    proc = start_recorder(["--url", site.url + "/", "--intent", "Like the demo page",
-                           "--out", str(out)], port, tmp_path / "record.log")
-    try:
-        async def drive() -> None:
-            async with async_playwright() as pw:
-                browser = await attach(pw, port, proc)
-                person = Person(browser)
-                page = await person.start("Like the demo")
-                await script(person, page, browser)
-        asyncio.run(drive())
-        assert proc.wait(60) == expect_rc, (tmp_path / "record.log").read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    return RunStore.open(out)
+    return RunStore.open(record_session(tmp_path, site.url + "/", "Like the demo page", script,
+                                        expect_rc=expect_rc))
 
 
 def test_every_interaction_is_recorded(tmp_path):

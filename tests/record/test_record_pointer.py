@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from person import Person, attach, free_port, start_recorder
-from playwright.async_api import async_playwright
+from person import Person, record_session
 
 from webtraj.agents.replay import ReplayAgent
 from webtraj.evaluate.registry import create
@@ -56,25 +55,11 @@ async def _click_color(person: Person, page) -> None:
 
 
 def _record(tmp_path, url: str, intent_part: str, work) -> list:
-    out = tmp_path / "demos"
-    port = free_port()
-    proc = start_recorder(["--url", url, "--intent", f"{intent_part} demo", "--out", str(out)],
-                          port, tmp_path / "record.log")
-    try:
-        async def drive() -> None:
-            async with async_playwright() as pw:
-                browser = await attach(pw, port, proc)
-                person = Person(browser)
-                page = await person.start(intent_part)
-                await work(person, page)
-                await person.finish()
-        asyncio.run(drive())
-        assert proc.wait(60) == 0, (tmp_path / "record.log").read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    with RunStore.open(out) as store:
+    async def script(person: Person, page, browser) -> None:
+        await work(person, page)
+        await person.finish()
+
+    with RunStore.open(record_session(tmp_path, url, f"{intent_part} demo", script)) as store:
         (traj,) = list(store.iter_trajectories())
     return list(traj.steps)
 

@@ -34,24 +34,32 @@ LORA = {"r": 16, "alpha": 32, "dropout": 0.0, "targets": ("all-linear",),
         "modules_to_save": ("lm_head",)}
 
 
-def prepare(work: Path) -> tuple[Path, Path]:
-    import orjson
-
+def replay_records(work: Path, out: Path) -> Path:
+    """Curated records of the replay agent on TASKS (run and curated once, kept in `work`);
+    the GPU benchmark (train_gpu.py) starts from the same records."""
     from webtraj.curate.settings import CurateSettings
     from webtraj.execute.curation import CurateRun, curate_run
     from webtraj.execute.run import RunConfig, execute_run
-    from webtraj.testing.tiny_model import build_tiny_model, chat_texts
 
-    data, base = work / "data", work / "base"
-    if not (data / "train.jsonl").exists():
+    if not (out / "train.jsonl").exists():
         config = RunConfig(suite="booking", agent="replay", today=TODAY, task_ids=TASKS,
                            max_steps=15)
         with execute_run(config, work / "run"):
             pass
-        curate_run(CurateRun(run=work / "run", out=data,
+        curate_run(CurateRun(run=work / "run", out=out,
                              settings=CurateSettings(judge="oracle"), val_fraction=0.0))
+    return out / "train.jsonl"
+
+
+def prepare(work: Path) -> tuple[Path, Path]:
+    import orjson
+
+    from webtraj.testing.tiny_model import build_tiny_model, chat_texts
+
+    data, base = work / "data", work / "base"
+    records = replay_records(work, data)
     if not (base / "config.json").exists():
-        recs = [orjson.loads(x) for x in (data / "train.jsonl").read_bytes().splitlines()]
+        recs = [orjson.loads(x) for x in records.read_bytes().splitlines()]
         build_tiny_model(chat_texts(recs), base)
     return data, base
 

@@ -26,8 +26,6 @@ import tempfile
 import time
 from pathlib import Path
 
-TASKS = ("booking.hotels.01", "booking.cars.01")
-TODAY = "2026-01-15"
 PRESETS = {
     "0.73b": {"hidden": 2048, "layers": 16, "heads": 16, "kv_heads": 16,
               "intermediate": 4096, "vocab": 32_000},
@@ -42,20 +40,13 @@ BATCHES = (64, 32, 16, 8, 4, 2, 1)
 def prepare(work: Path, records: int, shape: dict) -> tuple[Path, Path]:
     import orjson
 
-    from webtraj.curate.settings import CurateSettings
-    from webtraj.execute.curation import CurateRun, curate_run
-    from webtraj.execute.run import RunConfig, execute_run
     from webtraj.testing.tiny_model import build_tiny_model, chat_texts
 
-    curated, data, base = work / "curated", work / "data", work / "base"
-    if not (curated / "train.jsonl").exists():
-        config = RunConfig(suite="booking", agent="replay", today=TODAY, task_ids=TASKS,
-                           max_steps=15)
-        with execute_run(config, work / "run"):
-            pass
-        curate_run(CurateRun(run=work / "run", out=curated,
-                             settings=CurateSettings(judge="oracle"), val_fraction=0.0))
-    lines = (curated / "train.jsonl").read_bytes().splitlines()
+    sys.path.insert(0, str(Path(__file__).parent))
+    from train import replay_records  # benchmarks/train.py: the same curated records
+
+    data, base = work / "data", work / "base"
+    lines = replay_records(work, work / "curated").read_bytes().splitlines()
     data.mkdir(parents=True, exist_ok=True)
     (data / "train.jsonl").write_bytes(b"\n".join(lines[i % len(lines)]
                                                   for i in range(records)) + b"\n")

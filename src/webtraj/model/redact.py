@@ -8,10 +8,19 @@ values anywhere, `Authorization: <scheme> <token>`-style header lines quoted in 
 values of secrets found in the environment or given by the caller (see secret_forms.py).
 
 A name is a credential's name by its parts, in any case and separator style (`api_key`,
-`API-KEY`, `apiKey`, `X-Api-Key`, `id_token`, `IDToken`, `pass`, `passwd`, `jwt`, ...); a name
-that describes a credential rather than holding one (`token_type`, `password_strength`,
-`auth_method`) is not. Page text such as "Prices include basic insurance" and parameters such
-as `token_type=bearer` or `passengers=2` are left as they are: no rule looks at plain words.
+`API-KEY`, `apiKey`, `X-Api-Key`, `id_token`, `IDToken`, `pass`, `passwd`, `pw`, `passwort`,
+`jwt`, ...); a name that describes a credential rather than holding one (`token_type`,
+`password_strength`, `auth_method`) is not. Some words are a credential's name only as the
+whole name (an `X-` prefix aside), never as a part of a longer one, because as parts they name
+ordinary things: `session`, `sid`, `sig`, `ticket`, `oauth_verifier`, `SAMLResponse`,
+`mot_de_passe` (so `X-Session` and `?sid=` are redacted, `session_count` and `tickets=2` are
+not). `code` is an OAuth authorization code only beside OAuth's own parameters: in a query,
+fragment, form or JSON object that also carries `state`, `redirect_uri`, `client_id`,
+`grant_type`, `code_verifier` or `session_state`, with a value of at least 6 characters
+(`?code=4/P7q...&state=xyz` is redacted; a code-search form's `?code=def+main&lang=py` and an
+airport's `code=JFK` are not). Page text such as "Prices include basic insurance" or "your
+session has expired" and parameters such as `token_type=bearer` or `passengers=2` are left as
+they are: no rule looks at plain words.
 """
 
 from __future__ import annotations
@@ -39,7 +48,17 @@ _SECRET_ENV = re.compile(
 _CREDENTIAL_PARTS = frozenset({
     "authorization", "cookie", "token", "secret", "password", "passwd", "pwd", "passphrase",
     "pass", "passcode", "jwt", "otp", "totp", "bearer", "apikey", "csrf", "xsrf", "credential",
-    "credentials", "auth", "sessionid", "sessid", "jsessionid", "phpsessid", "signature"})
+    "credentials", "auth", "sessionid", "sessid", "jsessionid", "phpsessid", "signature",
+    "pw", "passwort"})
+# Names that are a credential's only as the whole name (their parts joined, an `x` prefix
+# aside): as a part of a longer name they name ordinary things (`session_count`, `tickets`).
+_WHOLE_CREDENTIAL_NAMES = frozenset({
+    "session", "sid", "sig", "ticket", "oauthverifier", "samlresponse", "samlart",
+    "motdepasse", "contrasena", "contrasenya", "wachtwoord", "senha", "haslo"})
+# `code` holds an OAuth authorization code when it travels with these (RFC 6749 4.1.2, 4.1.3,
+# 7636; OpenID Connect's session_state).
+_OAUTH_COMPANIONS = frozenset({"state", "redirect_uri", "client_id", "grant_type",
+                               "code_verifier", "session_state"})
 # A part written as one word ending in one of these ("accesstoken", "clientsecret").
 _CREDENTIAL_ENDINGS = ("token", "secret", "password", "passwd", "apikey", "sessionid", "jwt")
 # A last part that makes the name describe a credential instead of holding one.
@@ -63,6 +82,9 @@ def credential_name(name: str, *, bare_key: bool = False) -> bool:
         return False
     if bare_key and parts == ["key"]:
         return True
+    whole = "".join(parts[1:] if len(parts) > 1 and parts[0] == "x" else parts)
+    if whole in _WHOLE_CREDENTIAL_NAMES:
+        return True
     if len(parts) > 1 and parts[-1] in _DESCRIBING_PARTS:
         return False
     if any(p in _CREDENTIAL_PARTS or p.endswith(_CREDENTIAL_ENDINGS) for p in parts):
@@ -76,7 +98,14 @@ def credential_name(name: str, *, bare_key: bool = False) -> bool:
 _NAME_CHARS = r"[^=&#?;\s\"'<>]"
 _QUERY_PARAM = re.compile(
     rf"((?:^|(?<=\s))|[?&;#])({_NAME_CHARS}*?(?i:key|token|secret|pass|pwd|auth|csrf|xsrf|cookie|sess|sid"
-    rf"|sig|credential|jwt|otp|bearer){_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
+    rf"|sig|credential|jwt|otp|bearer|pw|ticket|verifier|saml|senha|contras|haslo|wachtwoord)"
+    rf"{_NAME_CHARS}*)=([^&#;\s\"'<>]*)")
+# A query string or fragment in text (the run of parameters after `?` or `#`), read whole to
+# see whether a `code` in it travels with OAuth's parameters.
+_PARAM_RUN = re.compile(r"(?:^|(?<=\s)|[?#])[^\s\"'<>#?]*code=[^\s\"'<>#]*")
+# A flat JSON object quoted in text that has a "code" key (read whole, as above).
+_CODE_OBJECT = re.compile(r'\{[^{}]*\\*"code\\*"\s*:[^{}]*\}')
+_CODE_PAIR = re.compile(r"(^|[?&;#])(code=)([^&#;\s\"'<>]*)")
 # `"name": "value"` (JSON quoted in text): the value of a credential-named key.
 _QUOTED_PAIR = re.compile(r'\\*"([^"\\\n]{1,80})\\*"\s*:\s*\\*"([^"\\\n]*)\\*"')
 # A multipart field quoted in text: its Content-Disposition line, other header lines, a blank
@@ -136,8 +165,12 @@ class Redactor:
             s = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", s)
         if "=" in s:
             s = _QUERY_PARAM.sub(self._param, s)
+            if "code=" in s:
+                s = _PARAM_RUN.sub(lambda m: _oauth_code(m.group(0)), s)
         if '"' in s and ":" in s:
             s = _QUOTED_PAIR.sub(self._quoted_pair, s)
+            if '"code' in s or 'code\\"' in s:
+                s = _CODE_OBJECT.sub(lambda m: _oauth_code_object(m.group(0)), s)
         if "form-data" in s:
             s = _FORM_DATA_FIELD.sub(self._form_field, s)
         if ":" in s:
@@ -189,7 +222,7 @@ class Redactor:
                                          if m.group(3) and credential_name(
                                              unquote_plus(m.group(2)), bare_key=True)
                                          else m.group(0)), body)
-        return self.text(body)
+        return self.text(_oauth_code(body) if "code=" in body else body)
 
     def body(self, text: str, mime: str = "") -> str:
         """A request or response body of any declared type: JSON and urlencoded bodies are
@@ -239,7 +272,14 @@ class Redactor:
         if isinstance(obj, list):
             if _key is not None and _key.lower() == "cookies":
                 return [self._cookie(c) for c in obj]
-            return [self.data(x) for x in obj]
+            out = [self.data(x) for x in obj]
+            # HAR queryString / params: name-value entries read together for an OAuth code.
+            names = {x["name"] for x in obj if isinstance(x, dict)
+                     and isinstance(x.get("name"), str)}
+            if "code" in names and names & _OAUTH_COMPANIONS:
+                out = [{**x, "value": REDACTED} if isinstance(x, dict) and x.get("name") == "code"
+                       and _oauth_code_value(x.get("value")) else x for x in out]
+            return out
         if isinstance(obj, str):
             return self.text(obj)
         return obj
@@ -253,9 +293,11 @@ class Redactor:
                     "value": REDACTED}
         if isinstance(obj.get("mimeType"), str) and isinstance(obj.get("text"), str):
             return self._body(obj)
+        oauth = "code" in obj and bool(obj.keys() & _OAUTH_COMPANIONS)
         out = {}
         for k, v in obj.items():
-            if isinstance(v, str) and isinstance(k, str) and v and credential_name(k):
+            if isinstance(v, str) and isinstance(k, str) and v and (
+                    credential_name(k) or (oauth and k == "code" and _oauth_code_value(v))):
                 out[k] = REDACTED
             else:
                 out[k] = self.data(v, k if isinstance(k, str) else None)
@@ -299,6 +341,32 @@ def _multipart_field(m: re.Match[str]) -> str:
     if m.group(3) and credential_name(m.group(2), bare_key=True):
         return m.group(1) + REDACTED
     return m.group(0)
+
+
+def _oauth_code_value(value: object) -> bool:
+    return isinstance(value, str) and len(value) >= _MIN_SECRET_LEN and value != REDACTED
+
+
+def _oauth_code(params: str) -> str:
+    """A query string, fragment or urlencoded body with the value of its `code` redacted
+    when it travels with OAuth's parameters (module docstring)."""
+    names = {unquote_plus(n).lower() for n in re.findall(r"(?:^|[?&;#])([^=&;#?]+)=", params)}
+    if not names & _OAUTH_COMPANIONS:
+        return params
+    return _CODE_PAIR.sub(lambda m: (f"{m.group(1)}{m.group(2)}{REDACTED}"
+                                     if _oauth_code_value(unquote_plus(m.group(3)))
+                                     else m.group(0)), params)
+
+
+def _oauth_code_object(obj: str) -> str:
+    """A flat JSON object quoted in text, with its "code" redacted beside OAuth's keys."""
+    keys = {m.group(1) for m in _QUOTED_PAIR.finditer(obj)}
+    if not keys & _OAUTH_COMPANIONS:
+        return obj
+    return _QUOTED_PAIR.sub(lambda m: (f"{m.group(0)[:m.start(2) - m.start(0)]}{REDACTED}"
+                                       f"{m.group(0)[m.end(2) - m.start(0):]}"
+                                       if m.group(1) == "code" and _oauth_code_value(m.group(2))
+                                       else m.group(0)), obj)
 
 
 def _hyphen_header(m: re.Match[str]) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.worker import WorkerConfig, process_main
 from webtraj.model.trajectory import Termination, Trajectory
+from webtraj.model.wire import to_wire
 from webtraj.runtime.children import die_with_parent
 
 # Time a worker gets beyond the episode's own timeout to wind down (close the context, write
@@ -49,7 +50,7 @@ class LocalExecutor:
     def _spawn(self) -> _Slot:
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main,
-                                 args=(os.getpid(), child, self.config.model_dump_json()),
+                                 args=(os.getpid(), child, to_wire(self.config)),
                                  daemon=True)
         proc.start()
         child.close()
@@ -130,7 +131,7 @@ class LocalExecutor:
         slot.conn.close()
 
 
-def _worker_main(parent_pid: int, conn: Connection, config_json: str) -> None:
+def _worker_main(parent_pid: int, conn: Connection, config_json: bytes) -> None:
     """A worker that the kernel kills if the run dies (its browser goes with its driver)."""
     die_with_parent(parent_pid)
     process_main(conn, config_json)

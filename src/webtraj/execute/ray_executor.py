@@ -21,6 +21,7 @@ from webtraj.execute.local import GRACE_S, OnResult, OnStart
 from webtraj.execute.ray_cluster import connect
 from webtraj.execute.worker import EpisodeWorker, WorkerConfig
 from webtraj.model.trajectory import Termination, Trajectory
+from webtraj.model.wire import from_wire, to_wire
 
 # How long the executor waits, with episodes left and none running, for an actor to be placed.
 START_TIMEOUT_S = 300.0
@@ -30,8 +31,8 @@ class _ActorBody:
     """Runs inside the actor process, on any node: its scratch folder is private to its node,
     and an episode's artifacts go back to the driver with its trajectory, through Ray."""
 
-    def __init__(self, config_json: str) -> None:
-        config = WorkerConfig.model_validate_json(config_json)
+    def __init__(self, config_json: bytes) -> None:
+        config = from_wire(WorkerConfig, config_json)
         scratch = tempfile.mkdtemp(prefix="webtraj-episodes-")
         self.worker = EpisodeWorker(config.model_copy(update={"scratch": scratch}))
 
@@ -75,7 +76,7 @@ class RayExecutor:
         per_actor = self.config.episodes_per_worker
         actor_cls = ray.remote(num_cpus=1, max_restarts=0,
                                max_concurrency=per_actor + 1)(_ActorBody)
-        config_json = self.config.model_dump_json()
+        config_json = to_wire(self.config)  # the accounts' passwords in clear
 
         def spawn() -> _Actor:
             handle = actor_cls.remote(config_json)

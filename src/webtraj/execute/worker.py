@@ -18,10 +18,12 @@ from webtraj.browser.config import EnvConfig
 from webtraj.execute.episode import EpisodeSpec, error_trajectory, run_episode
 from webtraj.model.base import FrozenModel
 from webtraj.model.trajectory import Termination, Trajectory
+from webtraj.model.wire import from_wire
 
 
 class WorkerConfig(FrozenModel):
-    """How a worker builds its agent and browser contexts (sent to it as JSON)."""
+    """How a worker builds its agent and browser contexts (sent to it by `model.wire.to_wire`,
+    which keeps the accounts' passwords: `model_dump_json` masks them)."""
 
     agent: str
     llm: str | None = None
@@ -86,10 +88,11 @@ class EpisodeWorker:
             await self._pw.stop()
 
 
-def process_main(conn, config_json: str) -> None:
+def process_main(conn, config_json: bytes) -> None:
     """Entry point of a local worker process: receive specs (the parent never sends more than
-    `episodes_per_worker` at once), send back trajectories as their episodes end."""
-    asyncio.run(_serve(conn, WorkerConfig.model_validate_json(config_json)))
+    `episodes_per_worker` at once), send back trajectories as their episodes end. The
+    configuration comes by `model.wire` (its accounts' passwords in clear)."""
+    asyncio.run(_serve(conn, from_wire(WorkerConfig, config_json)))
 
 
 async def _serve(conn, config: WorkerConfig) -> None:

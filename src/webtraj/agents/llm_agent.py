@@ -4,17 +4,18 @@ the LLM layer; what it sends is `PromptBuilder`'s (the curated records' prompts 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from webtraj.agents.prompt_builder import PromptBuilder, PromptOptions
+from webtraj.agents.prompt_builder import Prompt, PromptBuilder, PromptOptions, typed
 from webtraj.agents.prompt_urls import PromptUrls
-from webtraj.agents.protocol import AgentDecision
+from webtraj.agents.protocol import AgentDecision, episode_files
 from webtraj.agents.usage import counted
 from webtraj.llm import LLMClient, LLMError
 from webtraj.llm.messages import Message
 from webtraj.model.action import ActionParseError, parse_answer
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.task import Task
-from webtraj.model.trajectory import Observation, Step
+from webtraj.model.trajectory import ImageView, Observation, Step
 
 
 class LLMAgent:
@@ -27,9 +28,16 @@ class LLMAgent:
         self.action_set = self.options.action_set
         self.system_prompt = self.prompt.system
 
+    def build(self, task: Task, observation: Observation, history: Sequence[Step],
+              files: Path | None = None) -> Prompt:
+        """The step's prompt; its screenshot is read in `files` (by default the current
+        episode's folder)."""
+        return self.prompt.build(task, observation, history,
+                                 files=files if files is not None else episode_files())
+
     def messages(self, task: Task, observation: Observation,
-                 history: Sequence[Step]) -> list[Message]:
-        return self.prompt.messages(task, observation, history)
+                 history: Sequence[Step], files: Path | None = None) -> list[Message]:
+        return typed(self.build(task, observation, history, files).turns)
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:
@@ -38,8 +46,9 @@ class LLMAgent:
 
     async def _decide(self, task: Task, observation: Observation,
                       history: Sequence[Step]) -> AgentDecision:
+        prompt = self.build(task, observation, history)
         try:
-            completion = await self.client.chat(self.messages(task, observation, history))
+            completion = await self.client.chat(typed(prompt.turns))
         except LLMError as exc:
             if isinstance(exc, InfrastructureError):
                 raise  # the endpoint is down: the episode is an error, not this agent's failure
@@ -54,5 +63,11 @@ class LLMAgent:
                 f"{parsed.action.to_text()} is not in this agent's action set "
                 f"({self.action_set.value}): use one of "
                 f"{', '.join(k.value for k in self.action_set.kinds)}"))
-        return AgentDecision(action=PromptUrls(task).served_action(parsed.action),
-                             reasoning=parsed.reasoning, raw_output=text)
+        action, view = parsed.action, prompt.view
+        if view is not None:
+            # The model's points are pixels of the image it saw: performed at the CSS
+            # pixels under them, the model's own points kept with the step.
+            view = view.model_copy(update={"points": ImageView.points_of(action)})
+            action = view.mapped(action)
+        return AgentDecision(action=PromptUrls(task).served_action(action),
+                             reasoning=parsed.reasoning, raw_output=text, view=view)

@@ -7,13 +7,16 @@ trajectory and run. An agent that does not simply reports no usage."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from webtraj.model.action import Action
 from webtraj.model.base import FrozenModel
 from webtraj.model.task import Task
-from webtraj.model.trajectory import Observation, Step
+from webtraj.model.trajectory import ImageView, Observation, Step
 from webtraj.model.usage import Usage
 
 
@@ -29,6 +32,9 @@ class AgentDecision(FrozenModel):
     # no model or does not count its calls). The built-in model agents fill it from
     # `webtraj.llm.usage_scope`; an agent with its own client may fill it itself.
     usage: Usage | None = None
+    # The image the model saw and how its pixels map to the page (a vision agent); the
+    # episode stores it as `Step.view`.
+    view: ImageView | None = None
 
     def with_usage(self, usage: Usage) -> AgentDecision:
         """This decision with the model calls behind it (unchanged when there were none)."""
@@ -47,3 +53,23 @@ class Agent(Protocol):
 
 class AgentError(Exception):
     """An agent that cannot run at all (bad configuration), as opposed to one bad step."""
+
+
+# The folder of the episode's files while its agent decides: `Observation.screenshot` is a
+# path inside it. The episode sets it; a vision agent reads the step's screenshot there.
+_EPISODE_FILES: ContextVar[Path | None] = ContextVar("webtraj_episode_files", default=None)
+
+
+def episode_files() -> Path | None:
+    """The current episode's folder (None outside an episode)."""
+    return _EPISODE_FILES.get()
+
+
+@contextmanager
+def episode_files_at(folder: Path) -> Iterator[None]:
+    """Within the block, `episode_files()` is `folder`."""
+    token = _EPISODE_FILES.set(folder)
+    try:
+        yield
+    finally:
+        _EPISODE_FILES.reset(token)

@@ -124,7 +124,8 @@ class BrowserEnv:
                    "record_har_mode": "full"}
         self.context = await self.browser.new_context(
             viewport={"width": cfg.viewport_width, "height": cfg.viewport_height},
-            locale=cfg.locale, timezone_id=cfg.timezone_id, service_workers="block",
+            device_scale_factor=cfg.device_scale_factor, locale=cfg.locale,
+            timezone_id=cfg.timezone_id, service_workers="block",
             accept_downloads=cfg.downloads_dir is not None,
             proxy=self._proxy.playwright_proxy(),  # type: ignore[arg-type]
             **har)  # type: ignore[arg-type]

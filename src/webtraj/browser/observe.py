@@ -294,7 +294,9 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
     som = None
     if config.set_of_marks and png is not None and not config.full_page_screenshot:
         try:
-            som = await asyncio.to_thread(draw_marks, png, boxes)
+            dpr = config.device_scale_factor  # boxes are CSS pixels, the image device pixels
+            som = await asyncio.to_thread(draw_marks, png, {
+                k: (x * dpr, y * dpr, w * dpr, h * dpr) for k, (x, y, w, h) in boxes.items()})
         except (MarksUnavailable, OSError) as exc:
             problems["set_of_marks"] = f"no set-of-marks screenshot: {exc}"
     return BrowserObservation(
@@ -308,4 +310,6 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
         unreadable=problems.get("tree"), dialogs=dialogs,
         element_ids=(*tree.ids, *(e.id for e in marks.elements if e.id in shown)),
         structured_data=data,
-        element_boxes=boxes, mouse=marks.mouse)
+        element_boxes=boxes, mouse=marks.mouse,
+        device_pixel_ratio=(config.device_scale_factor
+                            if png is not None and config.device_scale_factor != 1 else None))

@@ -38,6 +38,8 @@ class BrowserObservation(FrozenModel):
                                                                         repr=False)
     # The last mouse position the page saw (viewport CSS pixels), when it saw one.
     mouse: tuple[float, float] | None = None
+    # Device pixels per CSS pixel of the screenshot, when not 1.
+    device_pixel_ratio: float | None = None
 
     def to_observation(self, screenshot: str | None = None,
                        som_screenshot: str | None = None) -> Observation:
@@ -48,8 +50,9 @@ class BrowserObservation(FrozenModel):
             screenshot=screenshot, focused=self.focused,
             last_action_error=self.last_action_error, unreadable=self.unreadable,
             structured_data=self.structured_data,
-            mouse=self.mouse, boxes={k: tuple(round(v, 1) for v in b)  # type: ignore[misc]
-                                     for k, b in self.element_boxes.items()} or None)
+            mouse=self.mouse, device_pixel_ratio=self.device_pixel_ratio,
+            boxes={k: tuple(round(v, 1) for v in b)  # type: ignore[misc]
+                   for k, b in self.element_boxes.items()} or None)
 
 
 class StepOutcome(FrozenModel):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from playwright.async_api import Browser
 
-from webtraj.agents.protocol import Agent, AgentDecision
+from webtraj.agents.protocol import Agent, AgentDecision, episode_files_at
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
 from webtraj.browser.har import har_from_journal, har_journal
@@ -73,10 +73,11 @@ async def _store_observation(obs: BrowserObservation, workdir: Path, stem: str,
     return obs.to_observation(screenshot=shot, som_screenshot=som)
 
 
-async def _decide(agent: Agent, task: Task, obs: Observation, steps: list[Step]
-                  ) -> AgentDecision:
+async def _decide(agent: Agent, task: Task, obs: Observation, steps: list[Step],
+                  workdir: Path) -> AgentDecision:
     try:
-        return await agent.act(task, obs, tuple(steps))
+        with episode_files_at(workdir):  # where a vision agent finds the step's screenshot
+            return await agent.act(task, obs, tuple(steps))
     except InfrastructureError:
         raise  # the agent's model (or another service) is down: the episode is an error
     except Exception as exc:  # an agent bug costs one step, not the episode
@@ -149,7 +150,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
             obs = await _store_observation(bobs, workdir, "step-000", config)
             for t in range(spec.max_steps):
                 t0, wall = time.monotonic(), time.time()
-                decision = await _decide(agent, task, obs, steps)
+                decision = await _decide(agent, task, obs, steps, workdir)
                 t_agent = time.monotonic() - t0
                 if decision.usage is not None:
                     usage = usage.merge(decision.usage)
@@ -172,7 +173,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                                   raw_output=decision.raw_output, started_at=wall,
                                   duration_s=time.monotonic() - t0, error=step_error,
                                   element_box=box, pointed=pointed, timings=timings,
-                                  usage=StepUsage.of(decision.usage)))
+                                  usage=StepUsage.of(decision.usage), view=decision.view))
                 journal.append(steps[-1])
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:

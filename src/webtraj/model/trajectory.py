@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import orjson
 from pydantic import Field, JsonValue, model_validator
 
-from webtraj.model.action import Action, ActionKind
+from webtraj.model.action import POINT_KINDS, Action, ActionKind
 from webtraj.model.base import Document, FrozenModel
 from webtraj.model.episode import (
     LEGACY_METADATA_FIELDS,
@@ -55,6 +55,83 @@ class Observation(FrozenModel):
     # Where each element of the tree is (x, y, width, height in viewport CSS pixels, as the
     # screenshot shows it), by id: what an agent acting at coordinates aims at.
     boxes: dict[str, tuple[float, float, float, float]] | None = None
+    # Device pixels per CSS pixel of the screenshot (the context's device scale factor);
+    # None is 1.
+    device_pixel_ratio: float | None = Field(default=None, gt=0)
+
+
+# Actions whose x, y are a point of the viewport (a scroll's is the element scrolled).
+_AT_POINTS = POINT_KINDS | {ActionKind.SCROLL}
+
+
+class ImageView(FrozenModel):
+    """The image a vision model saw at a step and how its pixels map to the page: the point
+    (x, y) of the image is the viewport CSS point
+    `(origin_x + x * scale_x, origin_y + y * scale_y)`, with
+    `scale = source size / image size / device_pixel_ratio` (the downscale and the device
+    pixel ratio, applied once). `origin` is where the image's top left is in the viewport:
+    (0, 0) for the viewport screenshots webtraj takes (the scroll is already in them).
+    `points` are the model's own points (image pixels) of the step's action; the action
+    itself is stored in CSS pixels, where it was performed."""
+
+    image: Literal["screenshot", "som"]
+    width: int = Field(gt=0)
+    height: int = Field(gt=0)
+    source_width: int = Field(gt=0)
+    source_height: int = Field(gt=0)
+    device_pixel_ratio: float = Field(default=1.0, gt=0)
+    origin: tuple[float, float] = (0.0, 0.0)
+    points: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def scale(self) -> tuple[float, float]:
+        """CSS pixels per image pixel, across and down."""
+        return (self.source_width / self.width / self.device_pixel_ratio,
+                self.source_height / self.height / self.device_pixel_ratio)
+
+    def to_viewport(self, x: float, y: float) -> tuple[float, float]:
+        sx, sy = self.scale
+        return (round(self.origin[0] + x * sx, 2), round(self.origin[1] + y * sy, 2))
+
+    def to_image(self, x: float, y: float) -> tuple[float, float]:
+        sx, sy = self.scale
+        return ((x - self.origin[0]) / sx, (y - self.origin[1]) / sy)
+
+    def box_to_image(self, box: tuple[float, float, float, float]
+                     ) -> tuple[float, float, float, float]:
+        """A viewport box (x, y, width, height in CSS pixels) in the image's pixels."""
+        sx, sy = self.scale
+        x, y = self.to_image(box[0], box[1])
+        return (x, y, box[2] / sx, box[3] / sy)
+
+    def mapped(self, action: Action) -> Action:
+        """`action` (a mouse action at image pixels) at viewport CSS pixels; other actions
+        unchanged (a scroll's x, y are distances, not points)."""
+        if action.kind not in _AT_POINTS or action.x is None or action.y is None:
+            return action
+        x, y = self.to_viewport(action.x, action.y)
+        update: dict[str, float] = {"x": x, "y": y}
+        if action.to_x is not None and action.to_y is not None:
+            update["to_x"], update["to_y"] = self.to_viewport(action.to_x, action.to_y)
+        return action.model_copy(update=update)
+
+    def seen(self, action: Action) -> Action:
+        """The stored (CSS) `action` as the model wrote it, at its own `points`."""
+        if not self.points or action.kind not in _AT_POINTS or action.x is None:
+            return action
+        (x, y), *rest = self.points
+        update: dict[str, float] = {"x": x, "y": y}
+        if rest and action.to_x is not None:
+            update["to_x"], update["to_y"] = rest[0]
+        return action.model_copy(update=update)
+
+    @staticmethod
+    def points_of(action: Action) -> tuple[tuple[float, float], ...]:
+        if action.kind not in _AT_POINTS or action.x is None or action.y is None:
+            return ()
+        if action.to_x is not None and action.to_y is not None:
+            return ((action.x, action.y), (action.to_x, action.to_y))
+        return ((action.x, action.y),)
 
 
 class ElementBox(FrozenModel):
@@ -111,6 +188,9 @@ class Step(FrozenModel):
     timings: StepTimings | None = None
     # The agent's model calls for this step (llm, mindact); None for agents without a model.
     usage: StepUsage | None = None
+    # The image the agent's model saw (a vision agent), with the mapping of its pixels to
+    # the page and the model's own points; None for text-only agents.
+    view: ImageView | None = None
 
 
 class Termination(StrEnum):

@@ -333,8 +333,12 @@ def test_cli_prompt_options_shape_the_records_and_are_recorded(small_run, tmp_pa
     assert res.exit_code == 0, res.output
     assert orjson.loads((default / "stats.json").read_bytes())["prompt"]["few_shot"] is True
 
-    bad = CliRunner().invoke(app, ["curate", "--run", str(small_run), "--judge", "rule",
-                                   "--prompt-option", "tree_tokens=5",
-                                   "--out", str(tmp_path / "bad")])
-    assert bad.exit_code == 2 and "tree_tokens" in bad.output
-    assert "Traceback" not in bad.output and not (tmp_path / "bad").exists()
+    # Too small, or too large to be meant (past 64 bits it cannot even be written as JSON):
+    # refused before curation starts, naming the option.
+    for option in ("tree_tokens=5", f"tree_tokens={10**23}", f"history_window={10**23}"):
+        bad = CliRunner().invoke(app, ["curate", "--run", str(small_run), "--judge", "rule",
+                                       "--prompt-option", option,
+                                       "--out", str(tmp_path / "bad")])
+        assert bad.exit_code == 2 and option.split("=")[0] in bad.output, bad.output
+        assert "internal error" not in bad.output and "Traceback" not in bad.output
+        assert not (tmp_path / "bad").exists()

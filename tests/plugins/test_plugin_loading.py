@@ -158,6 +158,7 @@ def test_agent_by_entry_point_and_factory(user_module):
     ("no_such_pkg.mod:Agent", {}, "agent", "cannot import"),
     ("no-such-agent", {}, "agent", "unknown agent"),
     ("llm", {"few_shot": "sometimes"}, "option few_shot", "valid boolean"),
+    ("llm", {"tree_tokens": 10**23}, "option tree_tokens", "less than or equal"),
     ("mindact", {"ranker": "magic"}, "option ranker", "bm25"),
     ("heuristic", {"speed": 2}, "option speed", "takes no options"),
 ])

@@ -63,11 +63,20 @@ Turn = dict[str, Any]
 _IMAGE_OPTIONS = ("observation", "image_max_side")
 
 
+# Bounds of the options, part of the model so that every path (the agent's options, curation's
+# --prompt-option, a stats.json read back) refuses the same values before any work starts:
+# beyond them a value is a typo, and a number past 64 bits cannot even be written as JSON.
+MAX_HISTORY_WINDOW = 10_000
+MAX_TREE_TOKENS = 10_000_000  # ten times the largest context windows offered today
+
+
 class PromptOptions(StrictOptions):
     """How the prompt is built (the defaults are the `llm` agent's)."""
 
-    history_window: int = Field(default=8, ge=0, description="previous steps shown")
-    tree_tokens: int = Field(default=6_000, ge=200, description="accessibility-tree budget")
+    history_window: int = Field(default=8, ge=0, le=MAX_HISTORY_WINDOW,
+                                description="previous steps shown")
+    tree_tokens: int = Field(default=6_000, ge=200, le=MAX_TREE_TOKENS,
+                             description="accessibility-tree budget")
     few_shot: bool = Field(default=True, description="include the worked example")
     action_set: ActionSet = Field(default=ActionSet.IDS, description="actions by element id "
                                   "(ids), at viewport coordinates (coords), or both")

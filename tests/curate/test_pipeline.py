@@ -22,6 +22,7 @@ from webtraj.cli.app import app
 from webtraj.curate.settings import CurateSettings
 from webtraj.execute.curation import CurateRun, curate_run, ensure_curves
 from webtraj.model import Termination
+from webtraj.store import RunStore
 from webtraj.store.reader import TRAJECTORIES, TRAJECTORY_JSON, missing_curves
 
 FILES = ("train.jsonl", "validation.jsonl", "train.parquet", "validation.parquet",
@@ -107,6 +108,47 @@ def test_missing_curves_are_computed_with_the_rule_judge(tmp_path):
     # Whatever the rule judge read on these synthetic pages, it was a curve, not "no score".
     assert "no_score" not in stats["dropped"] and "no_step_scores" not in stats["dropped"]
     assert stats["trajectories"] == 1
+
+
+def test_curating_again_adds_no_copies_of_error_scores(small_run, tmp_path):
+    """An episode that ended in an error gets the same error score at every scoring: the
+    first curation stores it, later ones (and `eval --run`) add no copy of it, and the
+    curated output stays the same."""
+    task = make_task("hotels-020")
+    errored = [make_traj(task, 2, trial=i).model_copy(update={"error": "browser crashed"})
+               for i in range(2)]
+    with RunStore.open(small_run, write=True) as store:
+        for traj in errored:
+            store.add_trajectory(traj)
+
+    def score_sets() -> int:
+        with RunStore.open(small_run) as store:
+            return sum(len(store.scores(t.trajectory_id, latest_only=False))
+                       for t in store.iter_trajectories())
+
+    counts, stats = [], []
+    for i in range(4):
+        res = CliRunner().invoke(app, ["curate", "--run", str(small_run), "--judge", "rule",
+                                       "--out", str(tmp_path / f"out{i}")])
+        assert res.exit_code == 0, res.output
+        counts.append(score_sets())
+        stats.append(orjson.loads((tmp_path / f"out{i}" / "stats.json").read_bytes()))
+    assert counts[1:] == counts[:1] * 3, counts
+    assert [s["rescored_trajectories"] for s in stats[1:]] == [0, 0, 0]
+    assert all({k: v for k, v in s.items() if k != "rescored_trajectories"}
+               == {k: v for k, v in stats[0].items() if k != "rescored_trajectories"}
+               for s in stats[1:])
+    with RunStore.open(small_run) as store:
+        for traj in errored:
+            (score,) = store.scores(traj.trajectory_id)
+            assert score.error and score.value is None and "browser crashed" in score.reason
+    res = CliRunner().invoke(app, ["eval", "--run", str(small_run), "--evaluator",
+                                   "constraints:judge=rule,steps=all"])
+    assert res.exit_code == 0, res.output
+    # Re-scoring added the other trajectories' scores beside the old ones, no error copy.
+    with RunStore.open(small_run) as store:
+        for traj in errored:
+            assert len(store.scores(traj.trajectory_id, latest_only=False)) == 1
 
 
 def test_export_loads_with_datasets_and_renders_through_a_chat_template(small_run, tmp_path,

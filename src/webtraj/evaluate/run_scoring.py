@@ -100,7 +100,7 @@ def score_run(store: RunStore, configs: Sequence[Mapping[str, Any]] | None,
                 folder = store.trajectory_dir(traj.trajectory_id)
                 scores = await score_trajectory(traj, folder, envs.for_trajectory(traj),
                                                 configs)
-            store.add_scores([(traj.trajectory_id, s) for s in scores])
+            store.add_scores([(traj.trajectory_id, s) for s in changed(store, traj, scores)])
             result.add(scores)
             if on_done:
                 on_done(traj.trajectory_id, scores)
@@ -114,6 +114,19 @@ def score_run(store: RunStore, configs: Sequence[Mapping[str, Any]] | None,
 
     asyncio.run(main())
     return result
+
+
+def changed(store: RunStore, trajectory: Trajectory, scores: Sequence[Score]) -> list[Score]:
+    """The scores worth storing: all of them, except for an episode that ended in an error,
+    whose error score is the same at every scoring (`scoring.py`): one already stored as the
+    newest of its evaluator is not added again (re-scoring or curating a run again must not
+    grow its score sets with copies)."""
+    if not trajectory.error:
+        return list(scores)
+    stored = {s.evaluator: s for s in store.scores(trajectory.trajectory_id)}
+    redact = store.redactor.text
+    return [s for s in scores if stored.get(s.evaluator) != s.model_copy(
+        update={"reason": redact(s.reason) if s.reason else s.reason})]
 
 
 def unscored_trajectories(store: RunStore) -> list[str]:

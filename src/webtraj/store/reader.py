@@ -49,12 +49,19 @@ def trajectory_items(root: Path) -> list[tuple[str, str]]:
 
 
 def missing_curves(root: Path, evaluator: str) -> list[tuple[str, str]]:
-    """Trajectories with no `evaluator` score that has per-step values."""
+    """Trajectories with no `evaluator` score that has per-step values, less those whose
+    stored score of `evaluator` scoring again would give unchanged: an episode that ended in
+    an error with its error score (an errored episode is never judged), and an unscored
+    decision that judged no constraint (the task has none, there was no observation; the
+    trajectory alone decides it, whatever the steps setting). Only an evaluator's failure
+    (an error score of a finished episode) or a score without its curve is scored again."""
     with connect_ro(root) as conn:
         rows = conn.execute(
             "SELECT trajectory_id, task_id FROM trajectories t WHERE NOT EXISTS ("
-            "SELECT 1 FROM score_sets s WHERE s.traj = t.id AND s.evaluator = ? "
-            "AND s.steps IS NOT NULL)", (evaluator,)).fetchall()
+            "SELECT 1 FROM score_sets s WHERE s.traj = t.id AND s.evaluator = ?1 "
+            "AND (s.steps IS NOT NULL OR (t.error IS NOT NULL AND s.error) "
+            "OR (s.value IS NULL AND NOT s.error AND NOT s.has_constraints)))",
+            (evaluator,)).fetchall()
     return sorted(rows)
 
 

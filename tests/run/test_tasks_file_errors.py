@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from webtraj.evaluate.registry import check_task
 from webtraj.formats.tasks import load_tasks
 from webtraj.model import Task
 
@@ -55,3 +56,32 @@ def test_task_without_start_url_is_named_by_file_and_line(tmp_path):
     loaded, [error] = load_tasks(listed)
     assert [t.task_id for t in loaded] == ["ok"]
     assert error.record == "item 1" and error.field in ("task_id", "intent")
+
+
+def test_a_bad_evaluator_config_is_refused_at_load(tmp_path):
+    """A task whose evaluator config cannot be built is a bad record of the file, named by
+    line and field, before any episode: not an error score for every trajectory of it."""
+    network = GOOD.model_copy(update={"task_id": "net", "evaluators": (
+        {"evaluator": "NetworkEventEvaluator"},)})  # without its required `expected`
+    unknown = GOOD.model_copy(update={"task_id": "typo", "evaluators": (
+        {"evaluator": "constraints", "judge": "rule"}, {"evaluator": "miniwob", "chek": 1})})
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_bytes(_lines(GOOD, network, unknown))
+    loaded, errors = load_tasks(tasks, check=check_task)
+    assert [t.task_id for t in loaded] == ["ok"]
+    assert [(e.file, e.record, e.field) for e in errors] == [
+        (str(tasks), "line 2", "evaluators[0].expected"),
+        (str(tasks), "line 3", "evaluators[1].chek")]
+    assert "NetworkEventEvaluator" in errors[0].message
+    assert [t.task_id for t in load_tasks(tasks)[0]] == ["ok", "net", "typo"]  # no check
+
+    only_bad = tmp_path / "bad.jsonl"
+    only_bad.write_bytes(_lines(network))
+    proc = subprocess.run([str(WEBTRAJ), "run", "--tasks", str(only_bad), "--agent", "replay",
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "200"})
+    err = " ".join(proc.stderr.split())
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert str(only_bad) in err and "line 1, field 'evaluators[0].expected'" in err
+    assert not (tmp_path / "run" / "trajectories").exists()

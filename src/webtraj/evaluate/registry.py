@@ -44,10 +44,11 @@ from webtraj.evaluate.outcome.webvoyager import WebVoyagerOptions
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
 from webtraj.evaluate.webarena_verified import plugin as wav
 from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
+from webtraj.model import Task
 from webtraj.model.errors import InputError, from_validation_error
 
-__all__ = ["BUILTINS", "BuiltinConfig", "ConfigError", "Entry", "Registry", "check", "create",
-           "registry"]
+__all__ = ["BUILTINS", "BuiltinConfig", "ConfigError", "Entry", "Registry", "check",
+           "check_task", "create", "registry"]
 
 ENTRY_POINT_GROUP = "webtraj.evaluators"
 
@@ -226,3 +227,21 @@ def create(config: Mapping[str, Any], env: EvalEnv | None = None, **kw: Any) -> 
 def check(config: Mapping[str, Any], **kw: Any) -> BaseModel | None:
     """Validate one evaluator config (name, plug-in, options) without building it."""
     return registry.check(config, **kw)
+
+
+def check_task(task: Task) -> None:
+    """Each evaluator config of a task validated as scoring will build it, so a bad one is
+    refused where the task is read (its field named `evaluators[i].option`), not turned into
+    an error score for every trajectory of the task."""
+    for i, config in enumerate(task.evaluators):
+        try:
+            check(config)
+        except InputError as exc:
+            name = config.get("evaluator")
+            # The option's own name after the config's place (`evaluators[0].expected`).
+            option = (exc.field or "").removeprefix(f"{name}.").removeprefix(str(name))
+            field = f"evaluators[{i}]" + (f".{option}" if option and option != "evaluator"
+                                          else "")
+            message = exc.message if repr(name) in exc.message else (
+                f"evaluator {name!r}: {exc.message}")
+            raise ConfigError(message, field=field) from None

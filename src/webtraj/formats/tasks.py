@@ -3,6 +3,7 @@ with file, line and field, and skipped; a file whose every record is bad names e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -13,10 +14,16 @@ from webtraj.model import InputError, Task
 _LISTED = 20
 
 
-def load_tasks(path: str | Path, *, need_start_url: bool = False
-               ) -> tuple[list[Task], list[InputError]]:
+# A check of a loaded task by a higher layer (a run checks the evaluator configs with the
+# evaluator registry): raises InputError naming the field; the loader adds file and record.
+TaskCheck = Callable[[Task], None]
+
+
+def load_tasks(path: str | Path, *, need_start_url: bool = False,
+               check: TaskCheck | None = None) -> tuple[list[Task], list[InputError]]:
     """Tasks of the file and the bad records (skipped). `need_start_url`: a task without a
-    start URL is a bad record too (a run or a recording has nowhere to begin it)."""
+    start URL is a bad record too (a run or a recording has nowhere to begin it); `check`:
+    a task it refuses is a bad record (named by line and field, at load, not at scoring)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -36,7 +43,7 @@ def load_tasks(path: str | Path, *, need_start_url: bool = False
         for i, item in enumerate(items):
             try:
                 tasks.append(_checked(Task.from_obj(item, file=path, record=f"item {i}"),
-                                      need_start_url, path, f"item {i}"))
+                                      need_start_url, check, path, f"item {i}"))
                 where.append(f"item {i}")
             except InputError as exc:
                 errors.append(exc)
@@ -46,7 +53,7 @@ def load_tasks(path: str | Path, *, need_start_url: bool = False
                 continue
             try:
                 tasks.append(_checked(Task.from_json_bytes(line, file=path, record=f"line {n}"),
-                                      need_start_url, path, f"line {n}"))
+                                      need_start_url, check, path, f"line {n}"))
                 where.append(f"line {n}")
             except InputError as exc:
                 errors.append(exc)
@@ -63,10 +70,16 @@ def load_tasks(path: str | Path, *, need_start_url: bool = False
     return tasks, errors
 
 
-def _checked(task: Task, need_start_url: bool, path: Path, where: str) -> Task:
+def _checked(task: Task, need_start_url: bool, check: TaskCheck | None, path: Path,
+             where: str) -> Task:
     if need_start_url and not task.start_url:
         raise InputError(f"task {task.task_id!r} has no start_url: an episode needs a page to "
                          "start from", file=path, record=where, field="start_url")
+    if check is not None:
+        try:
+            check(task)
+        except InputError as exc:
+            raise InputError(exc.message, file=path, record=where, field=exc.field) from None
     return task
 
 

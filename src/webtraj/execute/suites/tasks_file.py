@@ -40,12 +40,13 @@ class TasksFileSuite(Suite):
     named = False
 
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
+        from webtraj.evaluate.registry import check_task
         from webtraj.execute.suites import suite_serving
         from webtraj.formats.tasks import load_tasks, no_usable_task
 
         if not config.tasks_file:
             raise ValueError("a tasks-file run needs config.tasks_file")
-        tasks, errors = load_tasks(config.tasks_file, need_start_url=True)
+        tasks, errors = load_tasks(config.tasks_file, need_start_url=True, check=check_task)
         if not tasks:
             raise no_usable_task(config.tasks_file, errors)
         session = SuiteSession(tasks=[], problems=[str(e) for e in errors], selected=True)

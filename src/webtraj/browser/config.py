@@ -92,3 +92,8 @@ class EnvConfig(FrozenModel):
     max_page_depth: int = Field(default=256, ge=1, le=400)
     # The page's HTML (when `html`) is not kept past this size.
     max_html_chars: int = Field(default=10_000_000, ge=1)
+
+    def known_secrets(self) -> tuple[str, ...]:
+        """The secret values this episode holds (its accounts' passwords): whatever it writes
+        (journals, the store's files) redacts them in every encoding."""
+        return tuple(lg.password.get_secret_value() for lg in self.logins)

@@ -143,7 +143,8 @@ class BrowserEnv:
                                              cfg.max_response_body_bytes)
             self._responses.attach(self.context)
             self._har_fallback = HarFallback(journal=har_journal(Path(cfg.har_path)),
-                                             responses=self._responses)
+                                             responses=self._responses,
+                                             secrets=cfg.known_secrets())
             self._har_fallback.attach(self.context)
             self._bodies = RequestBodies()
             self._bodies.attach(self.context)

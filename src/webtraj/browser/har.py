@@ -207,13 +207,14 @@ class HarFallback:
     killed mid-episode still leaves the requests made so far (see `har_from_journal`)."""
 
     def __init__(self, journal: Path | None = None,
-                 responses: ResponseBodies | None = None) -> None:
+                 responses: ResponseBodies | None = None, secrets: tuple[str, ...] = ()
+                 ) -> None:
         self.entries: list[dict[str, Any]] = []
         self.journal = journal
         # The response bodies the episode's evaluators read are kept here too (or marked).
         self.responses = responses
         # The journal may outlive a killed run: it never holds a credential in clear.
-        self._redactor = Redactor() if journal is not None else None
+        self._redactor = Redactor(secrets) if journal is not None else None
 
     def _add(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)

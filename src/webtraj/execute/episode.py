@@ -11,6 +11,7 @@ import asyncio
 import time
 from pathlib import Path
 
+import orjson
 from playwright.async_api import Browser
 
 from webtraj.agents.protocol import Agent, AgentDecision, episode_files_at
@@ -22,6 +23,7 @@ from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.jsonfile import read_journal
+from webtraj.model.redact import Redactor
 from webtraj.model.run_settings import run_default
 from webtraj.model.task import Task
 from webtraj.model.trajectory import (
@@ -85,15 +87,19 @@ async def _decide(agent: Agent, task: Task, obs: Observation, steps: list[Step],
 
 
 class StepJournal:
-    """Steps appended to the scratch folder as they are taken (one JSON line each)."""
+    """Steps appended to the scratch folder as they are taken (one JSON line each). The
+    journal outlives a killed run (until the next run sweeps its scratch): each line is
+    redacted as it is written, as the store redacts what it keeps."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, redactor: Redactor | None = None) -> None:
         self.path = workdir / STEPS_JOURNAL
+        self.redactor = redactor or Redactor()
         self.path.write_bytes(b"")
 
     def append(self, step: Step) -> None:
+        line = orjson.dumps(self.redactor.data(step.model_dump(mode="json", exclude_none=True)))
         with open(self.path, "ab") as f:
-            f.write(step.model_dump_json(exclude_none=True).encode() + b"\n")
+            f.write(line + b"\n")
 
 
 def journaled_steps(workdir: Path) -> tuple[Step, ...]:
@@ -141,7 +147,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     error: str | None = None
     started = time.time()
     env = BrowserEnv(browser, config)
-    journal = StepJournal(workdir)
+    journal = StepJournal(workdir, Redactor(config.known_secrets()))
     usage = Usage()  # the agent's model calls, as its decisions report them
     obs: Observation | None = None
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from typing import Any
 from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
 from webtraj.execute.local import GRACE_S, OnResult, OnStart
 from webtraj.execute.ray_cluster import connect
+from webtraj.execute.scratch import OwnedScratch
 from webtraj.execute.worker import EpisodeWorker, WorkerConfig
 from webtraj.model.trajectory import Termination, Trajectory
 from webtraj.model.wire import from_wire, to_wire
@@ -33,7 +33,9 @@ class _ActorBody:
 
     def __init__(self, config_json: bytes) -> None:
         config = from_wire(WorkerConfig, config_json)
-        scratch = tempfile.mkdtemp(prefix="webtraj-episodes-")
+        # Owned for the actor's life: a killed actor's folder goes with the next sweep.
+        self._scratch = OwnedScratch()
+        scratch = str(self._scratch.make())
         self.worker = EpisodeWorker(config.model_copy(update={"scratch": scratch}))
 
     async def run(self, spec_json: str) -> tuple[str, dict[str, bytes]]:

@@ -10,7 +10,6 @@ Scoring runs beside the rollout (`ScoringStage`), never in the way of dispatch."
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -25,6 +24,7 @@ from webtraj.execute.episode import EpisodeSpec, error_trajectory
 from webtraj.execute.inprocess import InProcessExecutor
 from webtraj.execute.local import Artifacts
 from webtraj.execute.resume import open_run_for, record_served_date, tasks_digest
+from webtraj.execute.scratch import OwnedScratch
 from webtraj.execute.site_lanes import Post, run_per_site
 from webtraj.execute.site_reset import reset_sites
 from webtraj.execute.suites import Suite, SuiteSession, suite_of_config
@@ -152,9 +152,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
             on_plan(plan)
         # Workers' scratch lives outside the run: what the browser writes there (Playwright's
         # HAR) is redacted only when the store takes it, and a killed run must leave nothing
-        # unredacted in its folder.
-        scratch = Path(tempfile.mkdtemp(prefix="webtraj-scratch-"))
-        stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+        # unredacted in its folder. A killed run's scratch is removed by the next run.
+        scratch = stack.enter_context(OwnedScratch())
         worker = WorkerConfig(agent=config.agent, llm=config.llm, no_cache=config.no_cache,
                               agent_options=config.agent_options,
                               env=EnvConfig(allowed_origins=tuple(dict.fromkeys(

@@ -16,6 +16,8 @@ from webtraj.evaluate.registry import create
 from webtraj.execute.episode import EpisodeSpec, run_episode
 from webtraj.model.action import Action, ActionKind, ElementTarget
 from webtraj.model.task import Task
+from webtraj.model.trajectory import Termination
+from webtraj.suites.miniwob.tasks import PAGE_TASK
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -139,10 +141,10 @@ SOLVERS = {
 }
 
 
-def _build(server, names, seeds):
+def _build(server, names, seeds, cache=True):
     from webtraj.suites.miniwob.tasks import build_tasks
 
-    built, failed = build_tasks(server.base_url, names, seeds=seeds)
+    built, failed = build_tasks(server.base_url, names, seeds=seeds, cache=cache)
     assert failed == []
     return {(t.metadata["miniwob_task"], t.metadata["seed"]): t for t in built}
 
@@ -161,7 +163,7 @@ async def run(browser, tmp_path, task: Task, actions, agent=None):
     task = task.model_copy(update={"reference_actions": tuple(actions)})
     workdir = tmp_path / task.task_id.replace("/", "_")
     spec = EpisodeSpec(task=task, agent="replay", screenshots=False, max_steps=30,
-                       timeout_s=60)
+                       timeout_s=60, page_task=PAGE_TASK)
     traj = await run_episode(browser, agent or ReplayAgent(), spec, workdir)
     [score] = await create({"evaluator": "miniwob"}).evaluate(traj, workdir)
     return traj, score
@@ -189,12 +191,15 @@ async def _solved(browser, tmp_path, task):
     # Per step: 0 until the reward arrived, then 1; the last observation is a success.
     assert score.step_values[0] == 0.0 and score.step_values[-1] == 1.0
     assert len(score.step_values) == len(traj.observations)
+    # The episode ended when the page gave its reward: no stop step after it (issue 42).
+    assert traj.termination is Termination.PAGE_ENDED
+    assert all(s.action.kind is not ActionKind.STOP for s in traj.steps)
 
 
 async def test_the_seed_decides_the_problem(tasks, miniwob_server):
     assert tasks[("enter-text", 0)].intent != tasks[("enter-text", 1)].intent
     # ... and the same seed gives the same problem again.
-    again = await asyncio.to_thread(_build, miniwob_server, ["enter-text"], [1])
+    again = await asyncio.to_thread(_build, miniwob_server, ["enter-text"], [1], cache=False)
     assert again[("enter-text", 1)].intent == tasks[("enter-text", 1)].intent
 
 
@@ -244,7 +249,9 @@ async def test_idle_episode_gets_the_pages_own_timeout(browser, tmp_path, tasks)
     assert score.details["done"] is True
     assert score.details["raw_reward"] == -1
     assert score.details["reason"] == "timed out"
-    assert score.value == 0.0 and score.step_values == (0.0, 0.0, 0.0)
+    # The page ended the episode at its time-out: no stop step after the scroll.
+    assert traj.termination is Termination.PAGE_ENDED and len(traj.steps) == 1
+    assert score.value == 0.0 and score.step_values == (0.0, 0.0)
 
 
 async def test_a_run_without_a_trace_is_unscored(tasks):
@@ -254,3 +261,51 @@ async def test_a_run_without_a_trace_is_unscored(tasks):
                       error="worker died", finished_at=dt.datetime.now().timestamp())
     [score] = await create({"evaluator": "miniwob"}).evaluate(traj, None)
     assert score.value is None and "no network trace" in score.reason
+
+
+async def test_the_episode_reads_the_instruction_in_its_own_page_load(browser, tmp_path, tasks,
+                                                                      miniwob_server):
+    """A task without an intent (as `webtraj run` makes them): the episode's page states it,
+    and it is the instruction the page showed when read ahead (issue 42)."""
+    from webtraj.suites.miniwob.tasks import page_stated_tasks
+
+    [bare] = page_stated_tasks(miniwob_server.base_url, ["enter-text"], [1])
+    assert bare.intent == "" and "time_limit_ms" not in bare.metadata
+
+    class FromTheStatedTask:
+        name = "stated"
+
+        async def act(self, task, observation, history):
+            from webtraj.agents import AgentDecision
+
+            seen.append(task.intent)
+            return AgentDecision(action=solve_enter_text(task.intent)[len(history)])
+
+    seen: list[str] = []
+    traj, score = await run(browser, tmp_path, bare, [], agent=FromTheStatedTask())
+    expected = tasks[("enter-text", 1)]
+    assert seen == [expected.intent] * 2 and traj.task.intent == expected.intent
+    assert traj.task.metadata["time_limit_ms"] == expected.metadata["time_limit_ms"]
+    assert score.value == 1.0 and traj.termination is Termination.PAGE_ENDED
+
+
+async def test_instructions_read_ahead_are_cached(tmp_path, monkeypatch, miniwob_server):
+    """A task list read ahead keeps what each page showed per (task, seed, miniwob version):
+    the next list opens no page."""
+    from webtraj.suites.miniwob import tasks as miniwob_tasks
+
+    monkeypatch.setenv(miniwob_tasks.ENV_CACHE, str(tmp_path / "cache"))
+    first, _ = await asyncio.to_thread(miniwob_tasks.build_tasks, miniwob_server.base_url,
+                                       ["click-button"], [4, 5])
+    [cached] = (tmp_path / "cache").glob("instructions-*.json")
+    assert miniwob_tasks.package_version() in cached.name
+
+    def no_page(*_a, **_k):
+        raise AssertionError("every instruction is in the cache")
+
+    monkeypatch.setattr(miniwob_tasks, "probe_pages", no_page)
+    again, failed = await asyncio.to_thread(miniwob_tasks.build_tasks,
+                                            miniwob_server.base_url, ["click-button"], [5, 4])
+    assert failed == [] and {t.task_id: t.intent for t in again} == \
+        {t.task_id: t.intent for t in first}
+    assert all(t.intent for t in first)

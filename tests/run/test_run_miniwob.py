@@ -45,7 +45,13 @@ def _reply(request) -> str:
 
 def test_llm_agent_runs_miniwob_end_to_end(tmp_path, monkeypatch):
     from webtraj.cli.app import app
+    from webtraj.suites.miniwob import tasks as miniwob_tasks
 
+    def no_page_before_the_run(*_a, **_k):
+        raise AssertionError("a run reads each instruction in its episode's own page load")
+
+    # Issue 42: no page is opened before the episodes (each page loads once, in its episode).
+    monkeypatch.setattr(miniwob_tasks, "probe_pages", no_page_before_the_run)
     out = tmp_path / "run"
     with ScriptedLLMServer(default=_reply) as server:
         result = CliRunner().invoke(app, [
@@ -66,9 +72,13 @@ def test_llm_agent_runs_miniwob_end_to_end(tmp_path, monkeypatch):
             [score] = store.scores(traj.trajectory_id, evaluator="miniwob")
             assert score.value == 1.0, (tid, score, [s.error for s in traj.steps])
             assert score.details["raw_reward"] == 1
-            assert traj.task.intent == score.details["query"]
+            assert traj.task.intent == score.details["query"] != ""
+            assert traj.task.metadata["time_limit_ms"] == score.details["time_limit_ms"]
+            # The page ended the episode at its reward: no stop step after it.
+            assert traj.termination == "page_ended", (tid, traj.termination)
+            assert all(s.action.kind != "stop" for s in traj.steps)
         info = store.info
-    assert calls == 2 * 2 + 2 * 3  # click + stop; type + click + stop
+    assert calls == 2 * 1 + 2 * 2  # click; type + click
     assert info.settings.suite == "miniwob" and info.settings.seeds == (0, 1)
     assert info.settings.agent_options == {"history_window": 4}
     assert set(info.site_urls) == {"miniwob"}

@@ -163,12 +163,13 @@ def test_miniwob_run_summaries_and_compare(miniwob_runs, tmp_path):
     shown = orjson.loads(_invoke("runs", "show", str(root / "mw-a"), "--json", "--prices",
                                  str(prices)))
     usage = shown["usage"]
-    assert usage["calls"] == 4 and [r["role"] for r in usage["rows"]] == ["agent"]
+    # One call per episode: the page ends it at its reward, before any stop (issue 42).
+    assert usage["calls"] == 2 and [r["role"] for r in usage["rows"]] == ["agent"]
     assert usage["cost_usd"] == pytest.approx(
         (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1e6)
     assert usage["wall_s"] > 0
     per = [t["usage"] for t in shown["trajectories"]]
-    assert [u["calls"] for u in per] == [2, 2]
+    assert [u["calls"] for u in per] == [1, 1]
     assert sum(u["prompt_tokens"] for u in per) == usage["prompt_tokens"]
     human = _invoke("runs", "show", str(root / "mw-a"), "--prices", str(prices))
     _fits(human)
@@ -177,7 +178,7 @@ def test_miniwob_run_summaries_and_compare(miniwob_runs, tmp_path):
     assert [e["headline"].split(":")[0] for e in listed] == ["miniwob", "miniwob"]
     runs_page, run_page = _viewer_pages(root, "mw-a")
     assert "miniwob: success 1.00" in runs_page and 'data-metric="reward"' in run_page
-    assert "4 calls" in runs_page and "agent" in run_page
+    assert "2 calls" in runs_page and "agent" in run_page
     from webtraj.view.server import Viewer
 
     with Viewer([root]) as v, httpx.Client(base_url=v.url) as http:

@@ -70,6 +70,10 @@ class EnvClosedError(RuntimeError):
     """`observe` or `step` after `close()`, or before `reset()`."""
 
 
+class PageNotReady(RuntimeError):
+    """The start page never reached the state `reset(ready=...)` waits for."""
+
+
 class BrowserEnv:
     """One episode in its own browser context (cookies, storage and HAR are per episode)."""
 
@@ -103,11 +107,14 @@ class BrowserEnv:
         await self.close()
 
     async def reset(self, start_url: str, *,
-                    prepare: Callable[[BrowserContext], Awaitable[None]] | None = None
+                    prepare: Callable[[BrowserContext], Awaitable[None]] | None = None,
+                    ready: str | None = None, ready_timeout_ms: int = 10_000
                     ) -> BrowserObservation:
         """Open a fresh context, go to `start_url` and return the first observation.
         `prepare` runs on the new context before its first page opens (the recorder's
-        capture script and bindings)."""
+        capture script and bindings); the observation waits until the JavaScript expression
+        `ready` is truthy in the page (a page that starts its task itself), else
+        `PageNotReady` names the page."""
         if self.context is not None:
             await self.close()
             self.result = None
@@ -168,7 +175,20 @@ class BrowserEnv:
             for login in cfg.logins:
                 await form_login(page, login, timeout_ms=cfg.navigation_timeout_ms)
         error = await self._perform(Action(kind=ActionKind.GOTO, value=start_url))
+        if ready is not None:
+            try:
+                await (await self.tabs.current()).wait_for_function(
+                    ready, timeout=max(1, ready_timeout_ms))
+            except PlaywrightError as exc:
+                why = error or str(exc).splitlines()[0]
+                raise PageNotReady(f"the page {start_url} did not start its task: {why}"
+                                   ) from None
         return await self.observe(error=error)
+
+    async def evaluate(self, expression: str) -> object:
+        """The value of a JavaScript expression in the active tab (a page's own state)."""
+        tabs, _ = self._live()
+        return await (await tabs.current()).evaluate(expression)
 
     def _live(self) -> tuple[TabManager, ActionRunner]:
         if self.tabs is None or self._runner is None or self.context is None:

@@ -8,16 +8,19 @@ an episode whose worker is killed or hangs is stored with everything up to the f
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 
 import orjson
 from playwright.async_api import Browser
+from playwright.async_api import Error as PlaywrightError
 
 from webtraj.agents.protocol import Agent, AgentDecision, episode_files_at
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
 from webtraj.browser.har import har_from_journal, har_journal
+from webtraj.browser.page_task import PageTask
 from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
@@ -38,8 +41,10 @@ from webtraj.model.usage import StepUsage, Usage
 
 HAR_NAME = "network.har"
 STEPS_JOURNAL = "steps.journal"
+# The task as its page stated it (PageTask), for the record of an episode killed later.
+TASK_JOURNAL = "task.journal"
 # Scratch files that are folded into trajectory.json / network.har, never stored as artifacts.
-JOURNALS = (STEPS_JOURNAL, HAR_NAME + ".journal")
+JOURNALS = (STEPS_JOURNAL, TASK_JOURNAL, HAR_NAME + ".journal")
 # The episode's downloads (browser/downloads.py): in its scratch folder, never in the run.
 DOWNLOADS_DIR = "downloads"
 
@@ -56,6 +61,8 @@ class EpisodeSpec(FrozenModel):
     html: bool = False
     # Responses whose bodies the HAR keeps (URL regexes; what the task's evaluators read).
     response_body_urls: tuple[str, ...] = ()
+    # A page that states its own task (instruction, end): read in the episode's page load.
+    page_task: PageTask | None = None
 
     @property
     def trajectory_id(self) -> str:
@@ -84,6 +91,34 @@ async def _decide(agent: Agent, task: Task, obs: Observation, steps: list[Step],
         raise  # the agent's model (or another service) is down: the episode is an error
     except Exception as exc:  # an agent bug costs one step, not the episode
         return AgentDecision(error=f"agent raised {type(exc).__name__}: {exc}")
+
+
+async def _stated_task(env: BrowserEnv, page: PageTask, task: Task, workdir: Path) -> Task:
+    """The task with what its page states: the instruction when the task has none, and the
+    page's facts added to its metadata (journaled, so a killed episode keeps them)."""
+    parts = f"[{page.intent or 'null'}, {page.metadata or 'null'}]"
+    intent, facts = await env.evaluate(parts)  # type: ignore[misc]
+    update: dict[str, object] = {}
+    if not task.intent.strip() and isinstance(intent, str) and intent.strip():
+        update["intent"] = intent.strip()
+    if isinstance(facts, dict):
+        new = {k: v for k, v in facts.items() if k not in task.metadata}
+        if new:
+            update["metadata"] = {**task.metadata, **new}
+    if not update:
+        return task
+    task = task.model_copy(update=update)
+    (workdir / TASK_JOURNAL).write_text(task.model_dump_json(), encoding="utf-8")
+    return task
+
+
+async def _page_ended(env: BrowserEnv, page: PageTask | None) -> bool:
+    if page is None or page.ended is None:
+        return False
+    try:
+        return bool(await env.evaluate(page.ended))
+    except PlaywrightError:  # the page is going away (a navigation): it did not say so
+        return False
 
 
 class StepJournal:
@@ -150,9 +185,13 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     journal = StepJournal(workdir, Redactor(config.known_secrets()))
     usage = Usage()  # the agent's model calls, as its decisions report them
     obs: Observation | None = None
+    page = spec.page_task
     try:
         async with asyncio.timeout(spec.timeout_s):
-            bobs = await env.reset(task.start_url)
+            bobs = await env.reset(task.start_url, ready=page.started if page else None,
+                                   ready_timeout_ms=page.start_timeout_ms if page else 0)
+            if page is not None:
+                task = await _stated_task(env, page, task, workdir)
             obs = await _store_observation(bobs, workdir, "step-000", config)
             for t in range(spec.max_steps):
                 t0, wall = time.monotonic(), time.time()
@@ -186,6 +225,9 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                     termination = Termination.STOP
                     answer = decision.action.value
                     break
+                if decision.action is not None and await _page_ended(env, page):
+                    termination = Termination.PAGE_ENDED
+                    break
     except TimeoutError:
         termination, error = Termination.TIMEOUT, f"episode timed out after {spec.timeout_s}s"
     except InfrastructureError as exc:
@@ -214,14 +256,19 @@ def error_trajectory(spec: EpisodeSpec, termination: Termination, message: str,
     journaled up to the failure, with the reason."""
     steps: tuple[Step, ...] = ()
     har = False
+    task = spec.task
     if workdir is not None:
         try:
+            stated = workdir / TASK_JOURNAL
+            if stated.is_file():
+                with contextlib.suppress(ValueError):  # cut by the kill: the spec's task
+                    task = Task.model_validate_json(stated.read_bytes())
             steps = journaled_steps(workdir)
             har_from_journal(har_journal(workdir / HAR_NAME), workdir / HAR_NAME)
             drop_journals(workdir)
             har = (workdir / HAR_NAME).exists()
         except OSError as exc:  # the scratch folder itself failed: the reason is enough
             message = f"{message} (its scratch folder could not be read: {exc.strerror})"
-    return Trajectory(trajectory_id=spec.trajectory_id, task=spec.task, agent=spec.agent,
+    return Trajectory(trajectory_id=spec.trajectory_id, task=task, agent=spec.agent,
                       trial=spec.trial, steps=steps, termination=termination, error=message,
                       network_trace=HAR_NAME if har else None, finished_at=time.time())

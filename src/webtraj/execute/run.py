@@ -141,7 +141,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         done = store.completed(agent=config.agent, retry_failed=True)
         specs = [EpisodeSpec(task=t, trial=k, agent=config.agent, max_steps=config.max_steps,
                              timeout_s=config.timeout_s, screenshots=config.screenshots,
-                             response_body_urls=session.response_bodies.get(t.task_id, ()))
+                             response_body_urls=session.response_bodies.get(t.task_id, ()),
+                             page_task=session.page_tasks.get(t.task_id))
                  for t in tasks for k in range(config.trials) if (t.task_id, k) not in done]
         unscored = unscored_trajectories(store) if config.evaluate else []
         plan = RunPlan(tasks=tuple(tasks), specs=tuple(specs),

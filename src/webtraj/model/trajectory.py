@@ -195,6 +195,8 @@ class Step(FrozenModel):
 
 class Termination(StrEnum):
     STOP = "stop"
+    # The page ended the task itself (a MiniWoB++ page gave its reward): no stop step after.
+    PAGE_ENDED = "page_ended"
     MAX_STEPS = "max_steps"
     ERROR = "error"
     TIMEOUT = "timeout"

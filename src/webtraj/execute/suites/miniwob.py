@@ -27,6 +27,13 @@ def _server(host: str) -> Any:
     return MiniWoBServer(host=reachable_sandbox_host(host))
 
 
+def _page_tasks(tasks: Sequence[Task]) -> dict[str, Any]:
+    """Every MiniWoB++ page states its task (instruction, time limit, end) to its episode."""
+    from webtraj.suites.miniwob.tasks import PAGE_TASK
+
+    return {t.task_id: PAGE_TASK for t in tasks}
+
+
 def is_instance_id(task_id: str) -> bool:
     return task_id.startswith(f"{SITE}/") and task_id.count("/") == 2
 
@@ -58,19 +65,25 @@ class MiniWoBSuite(Suite):
     headline = ("miniwob",)
     site_keys: ClassVar[frozenset[str]] = frozenset({SITE})
 
-    def _instances(self, base_url: str, task_ids: Sequence[str], seeds: Sequence[int]
-                   ) -> tuple[list[Task], list[str], list[str]]:
-        """Every selected instance whose page starts, the others as problems, and the ids
-        that name no instance."""
-        from webtraj.suites.miniwob.tasks import build_tasks, task_id
+    def _instances(self, base_url: str, task_ids: Sequence[str], seeds: Sequence[int], *,
+                   read_pages: bool) -> tuple[list[Task], list[str], list[str]]:
+        """Every selected instance, the ones whose page did not start as problems, and the ids
+        that name no instance. With `read_pages`, each instance has the instruction its page
+        shows (read now, or from the cache); without, its episode reads it (`PAGE_TASK`)."""
+        from webtraj.suites.miniwob.tasks import build_tasks, page_stated_tasks, task_id
 
         names, chosen, instances = selection(task_ids, seeds)
-        tasks, failed = build_tasks(base_url, names, chosen)
-        problems = [f"task {task_id(p.name, p.seed)}: the page did not start: "
-                    f"{'; '.join(p.errors)}" for p in failed]
+        problems: list[str] = []
+        started: set[str] = set()
+        if read_pages:
+            tasks, failed = build_tasks(base_url, names, chosen)
+            problems = [f"task {task_id(p.name, p.seed)}: the page did not start: "
+                        f"{'; '.join(p.errors)}" for p in failed]
+            started = {task_id(p.name, p.seed) for p in failed}
+        else:
+            tasks = page_stated_tasks(base_url, names, chosen)
         unknown: list[str] = []
         if task_ids:
-            started = {task_id(p.name, p.seed) for p in failed}
             tasks, unknown = self.select(tasks, task_ids)
             unknown = [i for i in unknown if i not in started]
         return tasks, problems, unknown
@@ -88,7 +101,7 @@ class MiniWoBSuite(Suite):
     def list_tasks(self, options: ListOptions) -> list[Task]:
         with _server(options.host) as server:
             tasks, problems, _ = self._instances(server.base_url, options.task_ids,
-                                                 options.seeds)
+                                                 options.seeds, read_pages=True)
         if problems and not tasks:
             raise InputError(f"no MiniWoB++ page started: {problems[0]}", field="suite")
         return tasks
@@ -96,10 +109,10 @@ class MiniWoBSuite(Suite):
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
         server = stack.enter_context(_server(config.sandbox_host))
         tasks, problems, unknown = self._instances(server.base_url, config.task_ids,
-                                                   config.seeds)
+                                                   config.seeds, read_pages=False)
         return SuiteSession(tasks=tasks, session_urls=session_urls(store, server.urls),
                             served_urls=dict(server.urls), problems=problems, selected=True,
-                            unknown_ids=unknown)
+                            unknown_ids=unknown, page_tasks=_page_tasks(tasks))
 
     def serve_tasks(self, stack: ExitStack, store: RunStore, config: RunConfig,
                     tasks: list[Task]) -> SuiteSession:
@@ -107,7 +120,7 @@ class MiniWoBSuite(Suite):
         urls = session_urls(store, server.urls)
         served = urls or store.info.site_urls
         return SuiteSession(tasks=[rebase_task(t, served) for t in tasks], session_urls=urls,
-                            served_urls=dict(server.urls))
+                            served_urls=dict(server.urls), page_tasks=_page_tasks(tasks))
 
     def curation_judge(self, info: RunInfo) -> str:
         return "miniwob"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from webtraj.browser.config import FormLogin
+from webtraj.browser.page_task import PageTask
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
 from webtraj.model.run import RunConfig
@@ -64,6 +65,9 @@ class SuiteSession:
     # Tasks whose evaluators read response bodies (id -> URL regexes, full match): the HAR
     # keeps those responses' bodies (bounded), and only those.
     response_bodies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Tasks whose page states them (id -> how): the episode reads the instruction in its own
+    # page load and ends when the page says the task is over.
+    page_tasks: dict[str, PageTask] = field(default_factory=dict)
 
 
 class Suite:

@@ -72,6 +72,7 @@ class TasksFileSuite(Suite):
             served = suite.serve_tasks(stack, store, config, members)
             moved.update(zip(map(id, members), served.tasks, strict=True))
             session.warnings += served.warnings
+            session.page_tasks.update(served.page_tasks)
             live.update(served.served_urls)
         urls, warnings = start_origins([t for t in own if t.site not in live])
         session.warnings += warnings

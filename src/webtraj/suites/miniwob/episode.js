@@ -8,7 +8,8 @@
   var rawSeed = params.get('seed');
   var seed = rawSeed !== null && /^-?\d+$/.test(rawSeed) ? parseInt(rawSeed, 10) : rawSeed;
   var task = window.location.pathname.split('/').pop().replace(/\.html$/, '');
-  var state = { started: false, done: false, query: null, timeLimitMs: null, errors: [] };
+  var state = { started: false, done: false, reported: false, query: null, timeLimitMs: null,
+                errors: [] };
   window.__webtraj = state;
   window.addEventListener('error', function (e) { state.errors.push(String(e.message)); });
 
@@ -41,11 +42,12 @@
       // One episode per page load: the start cover no longer starts another one.
       core.startEpisodeReal = function () {};
       if (core.cover_div) { core.cover_div.innerHTML = 'DONE'; }
+      // `reported` once the server has the reward (the episode may end there: the HAR has it).
       report('reward', {
         reward: WOB_REWARD_GLOBAL, raw_reward: WOB_RAW_REWARD_GLOBAL,
         reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
         elapsed_ms: new Date().getTime() - core.ept0
-      });
+      }).then(function () { state.reported = true; });
     };
     if (seed !== null) { Math.seedrandom(seed); }
     core.startEpisodeReal();

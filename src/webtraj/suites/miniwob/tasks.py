@@ -1,26 +1,43 @@
 """MiniWoB++ task instances (task page x seed) as webtraj `Task`s.
 
 The intent is the page's own instruction (`#query`). A page draws its problem from its seed
-(Math.seedrandom, then genProblem), so the instruction is read once by opening the page with
-that seed in Chromium, and the episode later opens the same page with the same seed and sees
-the same problem. Reading it up front gives every stored trajectory, report and curated record
-the real instruction (relabeling and the judges need it), and the page reports the instruction
-it showed at the start of each episode into the HAR, where the evaluator checks that they are
-the same."""
+(Math.seedrandom, then genProblem), so the same page with the same seed shows the same
+instruction. A run reads it in each episode's own page load (`PAGE_TASK`: the episode waits
+for the page to start its task, takes its instruction as the task's intent, and ends when the
+page gives its reward), so a run starts at once and loads each page once. A task list that
+needs the instructions before any episode (`webtraj sites tasks`, the Python API) opens the
+pages in a bounded pool of tabs and keeps what they showed in a cache per (task, seed,
+miniwob version), so the next list is read from disk. Either way the page reports the
+instruction it showed into the HAR, where the evaluator checks it against the intent."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
+import orjson
 from pydantic import Field
 
+from webtraj.browser.page_task import PageTask
 from webtraj.model import InputError, Task
 from webtraj.model.base import FrozenModel
-from webtraj.suites.miniwob.assets import task_names
+from webtraj.store.atomic import write_bytes_atomic
+from webtraj.suites.miniwob.assets import package_version, task_names
 
 SITE = "miniwob"
 EVALUATOR = {"evaluator": "miniwob"}
+# The instruction cache's folder (default: the user's cache folder, webtraj/miniwob).
+ENV_CACHE = "WEBTRAJ_MINIWOB_CACHE"
+
+# What the injected episode script (episode.js) keeps in `window.__webtraj`; the page has
+# ended once its reward report reached the server (so the HAR holds it).
+PAGE_TASK = PageTask(
+    started="window.__webtraj !== undefined && window.__webtraj.started",
+    intent="window.__webtraj.query",
+    metadata="({time_limit_ms: window.__webtraj.timeLimitMs})",
+    ended="window.__webtraj !== undefined && window.__webtraj.reported")
 
 
 class PageProbe(FrozenModel):
@@ -148,10 +165,63 @@ def make_task(base_url: str, probe: PageProbe) -> Task:
                           "time_limit_ms": probe.time_limit_ms})
 
 
+def page_stated_tasks(base_url: str, names: Iterable[str] = (), seeds: Iterable[int] = (0,)
+                      ) -> list[Task]:
+    """Tasks for every (name, seed) whose intent (and time limit) the episode reads from its
+    own page load (`PAGE_TASK`): nothing is opened now."""
+    return [Task(task_id=task_id(n, s), intent="", site=SITE,
+                 start_url=start_url(base_url, n, s), evaluators=(dict(EVALUATOR),),
+                 metadata={"suite": SITE, "miniwob_task": n, "seed": s})
+            for n in check_names(names) for s in seeds]
+
+
+def cache_dir(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    if env.get(ENV_CACHE):
+        return Path(env[ENV_CACHE]).expanduser()
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else (
+        Path.home() / ".cache")
+    return base / "webtraj" / "miniwob"
+
+
+class InstructionCache:
+    """What each (task, seed) page showed, one JSON file per miniwob version. Only pages that
+    started are kept; a file that cannot be read is an empty cache (it is only a cache)."""
+
+    def __init__(self, folder: Path | None = None, version: str | None = None) -> None:
+        self.path = (folder or cache_dir()) / f"instructions-{version or package_version()}.json"
+
+    def load(self) -> dict[str, PageProbe]:
+        try:
+            raw = orjson.loads(self.path.read_bytes())
+            return {k: PageProbe.model_validate(v) for k, v in raw.items()}
+        except (OSError, ValueError):
+            return {}
+
+    def save(self, probes: Iterable[PageProbe]) -> None:
+        known = self.load()
+        known.update({task_id(p.name, p.seed): p for p in probes if p.ok})
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(self.path, orjson.dumps(
+                {k: v.model_dump(mode="json") for k, v in sorted(known.items())}))
+        except OSError:  # a read-only cache folder costs the next list its speed only
+            pass
+
+
 def build_tasks(base_url: str, names: Iterable[str] = (), seeds: Iterable[int] = (0,), *,
-                concurrency: int = 4) -> tuple[list[Task], list[PageProbe]]:
-    """Tasks for every (name, seed); pages that fail to start are returned apart, with why."""
+                concurrency: int = 4, cache: bool = True) -> tuple[list[Task], list[PageProbe]]:
+    """Tasks for every (name, seed) with the instruction each page shows; pages that fail to
+    start are returned apart, with why. Pages already in the cache are not opened again."""
     names = check_names(names)
     pairs = [(n, s) for n in names for s in seeds]
-    probes = asyncio.run(probe_pages(base_url, pairs, concurrency=concurrency))
+    store = InstructionCache() if cache else None
+    known = store.load() if store is not None else {}
+    missing = [p for p in pairs if task_id(*p) not in known]
+    if missing:
+        fresh = asyncio.run(probe_pages(base_url, missing, concurrency=concurrency))
+        if store is not None:
+            store.save(fresh)
+        known.update({task_id(p.name, p.seed): p for p in fresh})
+    probes = [known[task_id(*p)] for p in pairs]
     return [make_task(base_url, p) for p in probes if p.ok], [p for p in probes if not p.ok]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel
 
 from webtraj.store import search
-from webtraj.store.summary import current_join
+from webtraj.store.summary import current_join, score_error
 
 PAGE_SIZE = 50
 COUNT_CAP = 5_000
@@ -22,6 +22,25 @@ NATURAL_SORTS = {k: f"natural_text({v})" for k, v in SORTS.items() if k in ("id"
 NATURAL_LIMIT = 50_000
 
 
+# The values each choice filter takes (the viewer answers any other value with a 400).
+CHOICES = {"success": ("yes", "no"), "error": ("yes", "no"), "unscored": ("1",),
+           "desc": ("1",)}
+
+
+def states(serr: str) -> dict[str, str]:
+    """What each state means for a trajectory `t` and its current score `c` (`serr`: the
+    score is an evaluator error), as the metrics count them (store.queries.ScoreCounts): an
+    episode that ended in an error, or whose score is an evaluator error, is an *error*; a
+    score the evaluator could not decide is *unscored*; an error has no value."""
+    return {
+        "error": f"(t.error IS NOT NULL OR (c.traj IS NOT NULL AND c.value IS NULL AND {serr}))",
+        "unscored": f"(t.error IS NULL AND c.traj IS NOT NULL AND c.value IS NULL "
+                    f"AND NOT {serr})",
+        "success": "(t.error IS NULL AND c.value >= 1.0)",
+        "failure": "(t.error IS NULL AND c.value < 1.0)",
+    }
+
+
 @dataclass
 class ListQuery:
     """Filters, search, sort and page of the trajectory list (all optional)."""
@@ -29,7 +48,7 @@ class ListQuery:
     site: str | None = None
     difficulty: str | None = None
     success: str | None = None  # "yes" / "no"
-    error: str | None = None  # "yes" / "no"
+    error: str | None = None  # "yes" / "no": counted as an error (`states`)
     unscored: bool = False
     q: str | None = None
     sort: str = "id"
@@ -43,9 +62,17 @@ class ListQuery:
     @property
     def needs_scores(self) -> bool:
         """Whether the filter or the order reads the score (else paging comes first)."""
-        return bool(self.success or self.unscored or self.sort == "csr")
+        return bool(self.filters_scores or self.sort == "csr")
 
-    def where(self) -> tuple[str, list[object]]:
+    @property
+    def filters_scores(self) -> bool:
+        """Whether a filter reads the score (an error may be the score's)."""
+        return bool(self.success or self.unscored or self.error)
+
+    def where(self, serr: str = "0") -> tuple[str, list[object]]:
+        """The WHERE clause; `serr`: SQL true when the current score `c` is an evaluator
+        error (`summary.score_error`)."""
+        state = states(serr)
         clauses: list[str] = []
         params: list[object] = []
         for col in ("site", "difficulty"):
@@ -54,15 +81,15 @@ class ListQuery:
                 clauses.append(f"t.{col} = ?")
                 params.append(val)
         if self.success == "yes":
-            clauses.append("c.value >= 1.0")
+            clauses.append(state["success"])
         elif self.success == "no":
-            clauses.append("c.value < 1.0")
+            clauses.append(state["failure"])
         if self.error == "yes":
-            clauses.append("t.error IS NOT NULL")
+            clauses.append(state["error"])
         elif self.error == "no":
-            clauses.append("t.error IS NULL")
+            clauses.append(f"NOT {state['error']}")
         if self.unscored:
-            clauses.append("c.traj IS NOT NULL AND c.value IS NULL")
+            clauses.append(state["unscored"])
         if self.q and self.fts:
             clauses.append("t.id IN (SELECT rowid FROM trajectory_text WHERE "
                            "trajectory_text MATCH ?)")
@@ -87,6 +114,8 @@ class ListRow(BaseModel):
     answer: str | None
     csr: float | None
     unscored_reason: str | None
+    # The current score is an evaluator error (counted as an error, its reason says why).
+    score_error: bool = False
 
 
 def _order(sort: str, total: int) -> str:
@@ -104,7 +133,7 @@ def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
     through the `tv` view of `IndexReader`."""
     if query.q and has_summary:
         query = replace(query, fts=search.phrase(query.q))
-    where, params = query.where()
+    where, params = query.where(score_error(has_summary, "c"))
     direction = "DESC" if query.desc else "ASC"
     offset = (max(query.page, 1) - 1) * PAGE_SIZE
     # The unscored reason is in score_sets: with the summary tables, c is the current score
@@ -114,7 +143,7 @@ def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
     # An episode that ended in an error shows no score, whatever an older version stored.
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
             "t.termination, t.intent, t.answer, CASE WHEN t.error IS NULL THEN c.value END, "
-            f"{reason}")
+            f"{reason}, CASE WHEN c.value IS NULL THEN {score_error(has_summary, 'c')} END")
     if query.needs_scores:
         # A filter on scores keeps only scored rows, so an inner join loses nothing; CROSS
         # JOIN keeps SQLite from driving the query from every current score of the run
@@ -125,7 +154,7 @@ def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
         args = [ev or "", *params]
         # Counting a filter on scores reads each trajectory's score row: stop at COUNT_CAP
         # (the page shows "COUNT_CAP+ matching" and pages on while rows come).
-        if query.success or query.unscored:
+        if query.filters_scores:
             total = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 {base} LIMIT ?)",
                                  [*args, COUNT_CAP + 1]).fetchone()[0]
         else:  # only the order reads scores
@@ -146,6 +175,7 @@ def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
         args = [*params, PAGE_SIZE, offset, ev or ""]
     rows = [ListRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],
                     n_steps=r[4], error=r[5], termination=r[6], intent=r[7], answer=r[8],
-                    csr=r[9], unscored_reason=r[10] if r[9] is None else None)
+                    csr=r[9], unscored_reason=r[10] if r[9] is None else None,
+                    score_error=bool(r[11]))
             for r in conn.execute(sql, args)]
     return rows, total

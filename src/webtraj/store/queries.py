@@ -23,9 +23,9 @@ from webtraj.model.usage import Usage
 from webtraj.store import summary
 from webtraj.store.decisions import decisions_of
 from webtraj.store.index import connect_read_only, score_from_row
-from webtraj.store.listing import ListQuery, ListRow, trajectory_page
+from webtraj.store.listing import ListQuery, ListRow, states, trajectory_page
 from webtraj.store.run_store import INDEX_DB
-from webtraj.store.summary import current_join, latest_join
+from webtraj.store.summary import current_join, latest_join, score_error
 
 # What reading a damaged index raises (a file that is not SQLite, a locked or truncated one);
 # named here so the layers above never import sqlite3. The LLM cache raises the same.
@@ -177,27 +177,32 @@ class IndexReader:
             row = counts.setdefault((site or "-", diff or "-"), [0, 0, 0, 0, None, None])
             row[0] += n
             row[1] += n if err else 0
-        for site, diff, scored, unscored, sr, csr in self._conn.execute(
-                "SELECT site, difficulty, SUM(value IS NOT NULL), SUM(value IS NULL), "
+        serr = score_error(True, "c")
+        for site, diff, scored, unscored, failed, sr, csr in self._conn.execute(
+                "SELECT site, difficulty, SUM(value IS NOT NULL), "
+                f"SUM(value IS NULL AND NOT {serr}), SUM(value IS NULL AND {serr}), "
                 "AVG(CASE WHEN value IS NOT NULL THEN value >= 1.0 END), AVG(value) "
-                "FROM current_scores WHERE evaluator = ? AND err = 0 GROUP BY site, difficulty",
-                (ev or "",)):
+                "FROM current_scores c WHERE evaluator = ? AND err = 0 "
+                "GROUP BY site, difficulty", (ev or "",)):
             row = counts.get((site or "-", diff or "-"))
-            if row is not None:
+            if row is not None:  # an evaluator error is an error (listing.states)
+                row[1] += failed or 0
                 row[2:] = [scored or 0, unscored or 0, sr, csr]
         return [Cell(group=g, n=r[0], errors=r[1], scored=r[2], unscored=r[3], sr=r[4],
                      csr=r[5]) for g, r in sorted(counts.items())]
 
     def _cells(self, ev: str | None, cols: tuple[str, ...]) -> list[Cell]:
-        """Episodes that ended in an error are counted apart and left out of SR/CSR."""
+        """Episodes that ended in an error, and scores that are evaluator errors, are counted
+        as errors apart and left out of SR/CSR (`listing.states`)."""
         if cols == ("site", "difficulty") and self.has_summary:
             return self._summary_cells(ev)
         sel = ", ".join(f"COALESCE(t.{c}, '-')" for c in cols) if cols else "'all'"
         group = f" GROUP BY {sel} ORDER BY {sel}" if cols else ""
+        state = states(score_error(self.has_summary, "c"))
         sql = (f"SELECT {sel}, COUNT(*), "
-               "SUM(t.error IS NOT NULL), "
+               f"SUM({state['error']}), "
                "SUM(t.error IS NULL AND c.value IS NOT NULL), "
-               "SUM(t.error IS NULL AND c.traj IS NOT NULL AND c.value IS NULL), "
+               f"SUM({state['unscored']}), "
                "AVG(CASE WHEN t.error IS NULL AND c.value IS NOT NULL THEN c.value >= 1.0 END), "
                "AVG(CASE WHEN t.error IS NULL THEN c.value END) "
                f"FROM tv t{self._join('c')}{group}")

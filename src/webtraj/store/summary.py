@@ -198,6 +198,15 @@ def current_join(has_summary: bool, alias: str, kind: str = "LEFT JOIN") -> str:
     return latest_join(alias, kind)
 
 
+def score_error(has_summary: bool, alias: str) -> str:
+    """SQL true when the current score joined as `alias` (by `current_join`) is an evaluator
+    error, false without one: the summary table keeps no such flag, so its row's score_sets
+    row is read (a seek, asked only of unscored rows by the callers)."""
+    if has_summary:
+        return f"COALESCE((SELECT error FROM score_sets WHERE id = {alias}.score), 0)"
+    return f"COALESCE({alias}.error, 0)"
+
+
 def latest_join(alias: str, kind: str = "LEFT JOIN", extra: str = "") -> str:
     """Join each trajectory `t` to its newest score of one evaluator (the `?`): one index
     seek per trajectory on score_sets(traj, evaluator), whose last column is the row id."""

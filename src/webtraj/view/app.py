@@ -99,11 +99,12 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         sort = p.get("sort") or "id"
         if sort not in listing.SORTS:
             raise HTTPException(400, f"sort must be one of {', '.join(listing.SORTS)}")
+        choice = {name: _choice(p, name, allowed) for name, allowed in listing.CHOICES.items()}
         query = listing.ListQuery(
             site=p.get("site") or None, difficulty=p.get("difficulty") or None,
-            success=_choice(p, "success", ("yes", "no")), error=_choice(p, "error", ("yes", "no")),
-            unscored=p.get("unscored") == "1", q=p.get("q") or None, sort=sort,
-            desc=p.get("desc") == "1", page=_page_number(p, "page"))
+            success=choice["success"], error=choice["error"],
+            unscored=choice["unscored"] is not None, q=p.get("q") or None, sort=sort,
+            desc=choice["desc"] is not None, page=_page_number(p, "page"))
         try:
             info = load_info(ref)
             index = connect(ref)

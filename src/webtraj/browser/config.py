@@ -29,8 +29,8 @@ class EnvConfig(FrozenModel):
 
     viewport_width: int = Field(default=1280, ge=200)
     viewport_height: int = Field(default=720, ge=200)
-    # Device pixels per CSS pixel (screenshots are this much larger than the viewport);
-    # recorded in each observation so a vision agent's points map back to CSS pixels.
+    # Device pixels per CSS pixel of the page; each observation records the ratio its
+    # screenshot really has, so a vision agent's points map back to CSS pixels.
     device_scale_factor: float = Field(default=1.0, gt=0, le=4)
     locale: str = "en-US"
     timezone_id: str = "UTC"

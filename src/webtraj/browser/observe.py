@@ -26,6 +26,7 @@ from webtraj.browser.passwords import mask_values, password_values
 from webtraj.browser.records import BrowserObservation
 from webtraj.browser.som import MarksUnavailable, draw_marks
 from webtraj.browser.tabs import TabManager
+from webtraj.formats.image_header import image_size
 from webtraj.model.episode import DialogRecord
 
 # Installed in every document: a blinking caret must never make two captures differ.
@@ -294,7 +295,7 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
     som = None
     if config.set_of_marks and png is not None and not config.full_page_screenshot:
         try:
-            dpr = config.device_scale_factor  # boxes are CSS pixels, the image device pixels
+            dpr = _pixel_ratio(png, config) or 1.0  # boxes: CSS pixels; the image: its own
             som = await asyncio.to_thread(draw_marks, png, {
                 k: (x * dpr, y * dpr, w * dpr, h * dpr) for k, (x, y, w, h) in boxes.items()})
         except (MarksUnavailable, OSError) as exc:
@@ -311,5 +312,14 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
         element_ids=(*tree.ids, *(e.id for e in marks.elements if e.id in shown)),
         structured_data=data,
         element_boxes=boxes, mouse=marks.mouse,
-        device_pixel_ratio=(config.device_scale_factor
-                            if png is not None and config.device_scale_factor != 1 else None))
+        device_pixel_ratio=_pixel_ratio(png, config))
+
+
+def _pixel_ratio(png: bytes | None, config: EnvConfig) -> float | None:
+    """Screenshot pixels per CSS pixel, measured on the image (Chromium's capture may or may
+    not follow the context's device scale factor); None when 1 or unknown."""
+    size = image_size(png) if png is not None and not config.full_page_screenshot else None
+    if size is None:
+        return None
+    ratio = round(size[0] / config.viewport_width, 4)
+    return None if ratio == 1 else ratio

@@ -48,6 +48,10 @@ class EnvConfig(FrozenModel):
     # Where downloads are saved (the episode's scratch folder); None refuses downloads. See
     # downloads.py for what is kept.
     downloads_dir: Path | None = None
+    # Caps on what downloads write there (downloads.py): each file, and all of an episode's.
+    max_download_bytes: int = Field(default=run_default("max_download_bytes"), ge=0)
+    max_episode_download_bytes: int = Field(default=run_default("max_episode_download_bytes"),
+                                            ge=0)
     # Observation contents.
     visible_only: bool = False
     screenshot: bool = True

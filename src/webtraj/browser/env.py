@@ -160,7 +160,9 @@ class BrowserEnv:
         await PageShield(lambda url: allowlist.record(url, "webrtc", method="",
                                                       resource_type="webrtc"),
                          self.tabs.dialogs).install(self.context)
-        self._downloads = (DownloadKeeper(self.context, Path(cfg.downloads_dir))
+        self._downloads = (DownloadKeeper(self.context, Path(cfg.downloads_dir),
+                                          max_file_bytes=cfg.max_download_bytes,
+                                          max_episode_bytes=cfg.max_episode_download_bytes)
                            if cfg.downloads_dir is not None else None)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)
         self._steps = 0

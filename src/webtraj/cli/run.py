@@ -52,6 +52,9 @@ def run(
     screenshot_format: str = setting("screenshot_format"),
     screenshot_quality: int = setting("screenshot_quality"),
     set_of_marks: bool = setting("set_of_marks"),
+    max_download_bytes: int = setting("max_download_bytes"),
+    max_episode_download_bytes: int = setting("max_episode_download_bytes",
+                                              "--episode-downloads"),
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
@@ -124,6 +127,8 @@ def run(
             allow_origins=tuple(allow_origins or ()), sandbox_host=sandbox_host,
             agent_options=options, seeds=seed_list, screenshot_format=screenshot_format,
             screenshot_quality=screenshot_quality, set_of_marks=set_of_marks,
+            max_download_bytes=max_download_bytes,
+            max_episode_download_bytes=max_episode_download_bytes,
             site_urls_file=str(site_urls_file) if site_urls_file else None, subset=subset,
             accounts_file=str(accounts_file) if accounts_file else None,
             reset_cmds=_reset_cmds(reset_cmds or []),

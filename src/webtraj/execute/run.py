@@ -162,7 +162,10 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
                                             logins=session.logins,
                                             screenshot_format=config.screenshot_format,
                                             screenshot_quality=config.screenshot_quality,
-                                            set_of_marks=config.set_of_marks),
+                                            set_of_marks=config.set_of_marks,
+                                            max_download_bytes=config.max_download_bytes,
+                                            max_episode_download_bytes=(
+                                                config.max_episode_download_bytes)),
                               episodes_per_worker=config.episodes_per_worker,
                               scratch=str(scratch))
 

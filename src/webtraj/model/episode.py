@@ -4,6 +4,8 @@ how the recorder saw it. Typed fields of the trajectory, written and read as suc
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from webtraj.model.base import FrozenModel
@@ -48,6 +50,11 @@ class DownloadRecord(FrozenModel):
     sha256: str | None = None
     error: str | None = None
     time: float
+    # Set when the download was cut: the kept file holds its first `cut_at` bytes (none when
+    # 0), the rest was never kept; `cut_by` names the cap that cut it (a file's own, or what
+    # was left of the episode's).
+    cut_at: int | None = None
+    cut_by: Literal["file", "episode"] | None = None
 
 
 class RecordingNotes(FrozenModel):

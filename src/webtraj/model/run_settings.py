@@ -78,6 +78,13 @@ class RunConfig(DefiningSettings):
         "are smaller and a little faster; check your judges' results before relying on them.")
     screenshot_quality: int = Field(default=80, ge=1, le=100,
                                     description="Quality of jpeg/webp screenshots.")
+    max_download_bytes: int = Field(
+        default=50_000_000, ge=0, description="Bytes of one download an episode keeps in "
+        "its scratch folder: a longer file is cut there and the cut recorded (a run keeps "
+        "the record, never the file).")
+    max_episode_download_bytes: int = Field(
+        default=200_000_000, ge=0, description="Bytes of all of an episode's downloads "
+        "together: what comes after is cut and the cut recorded.")
     set_of_marks: bool = Field(
         default=False, description="Also store each step's screenshot with every element id "
         "drawn at its box (step-NNN.som.png), for vision agents and VLM judges.")

@@ -30,6 +30,7 @@ from webtraj.llm.results import ChatRequest, Completion, Structured
 from webtraj.llm.retry import RetryBudget, backoff_delay
 from webtraj.llm.spec import ModelSpec
 from webtraj.llm.structured import ParseFailure, parse_reply, reask_prompt
+from webtraj.llm.tokens import image_tokens
 from webtraj.llm.transport import Failure, Reply, post_chat
 from webtraj.llm.usage import PriceTable, Usage, UsageTracker
 from webtraj.model.redact import Redactor
@@ -218,7 +219,7 @@ class LLMClient:
                 self._budget.earn()
                 self.tracker.add(spec.model, prompt_tokens=outcome.prompt_tokens or 0,
                                  completion_tokens=outcome.completion_tokens or 0,
-                                 latency_s=latency)
+                                 latency_s=latency, image_tokens=image_tokens(msgs))
                 return Completion(text=outcome.text, model=spec.model, key=key, sample=sample,
                                   finish_reason=outcome.finish_reason,
                                   response_model=outcome.response_model,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import io
-import math
 from pathlib import Path
 from typing import Literal
 
@@ -16,7 +15,7 @@ from webtraj.formats.image_header import image_size, sniff_mime
 from webtraj.llm.messages import ImagePart, ImageURL
 
 __all__ = ["data_url", "decode_data_url", "downscale", "fit_image", "image_part",
-           "image_size", "image_tokens", "sniff_mime"]
+           "image_size", "sniff_mime"]
 
 
 def data_url(data: bytes, mime: str | None = None) -> str:
@@ -86,22 +85,3 @@ def fit_image(data: bytes, max_side: int) -> tuple[bytes, tuple[int, int]]:
     if size is None:
         raise ValueError("cannot read the size of the downscaled image")
     return out, size
-
-
-# OpenAI's published rule for a high-detail image: fit in 2048 x 2048, then the shorter side
-# to 768, then 170 tokens per 512-pixel tile plus 85; a low-detail image is 85 tokens.
-_TILE, _TILE_TOKENS, _BASE_TOKENS = 512, 170, 85
-
-
-def image_tokens(width: int, height: int, detail: str | None = "auto") -> int:
-    """Prompt tokens of one image by OpenAI's tile rule (what webtraj reports as an image's
-    share of a prompt; the server's own `prompt_tokens` stays the billed figure)."""
-    if detail == "low" or width <= 0 or height <= 0:
-        return _BASE_TOKENS
-    w, h = float(width), float(height)
-    if max(w, h) > 2048:
-        w, h = w * 2048 / max(w, h), h * 2048 / max(w, h)
-    if min(w, h) > 768:
-        w, h = w * 768 / min(w, h), h * 768 / min(w, h)
-    tiles = math.ceil(w / _TILE) * math.ceil(h / _TILE)
-    return _TILE_TOKENS * tiles + _BASE_TOKENS

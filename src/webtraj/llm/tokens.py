@@ -61,11 +61,19 @@ def estimate_image_tokens(width: int | None, height: int | None,
 
 
 def estimate_messages_tokens(messages: Sequence[Message]) -> int:
-    from webtraj.llm.images import decode_data_url, image_size
-
     total = _PER_REPLY
     for m in messages:
         total += _PER_MESSAGE + estimate_tokens(m.text)
+    return total + image_tokens(messages)
+
+
+def image_tokens(messages: Sequence[Message]) -> int:
+    """The images' share of a prompt by OpenAI's tile rule (`estimate_image_tokens`), each
+    image sized from its data URL's header (a remote URL counts as a default image)."""
+    from webtraj.llm.images import decode_data_url, image_size
+
+    total = 0
+    for m in messages:
         for img in m.images:
             size = None
             if img.image_url.url.startswith("data:"):

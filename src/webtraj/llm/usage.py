@@ -78,7 +78,7 @@ class UsageTracker:
     """Mutable, thread-safe counters behind `Usage` snapshots."""
 
     _FIELDS = ("calls", "http_requests", "retries", "cache_hits", "failures", "prompt_tokens",
-               "completion_tokens", "latency_s")
+               "completion_tokens", "latency_s", "image_tokens")
 
     def __init__(self, prices: PriceTable | None = None) -> None:
         self.prices = prices

@@ -8,9 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_serializer
 
 from webtraj.model.base import FrozenModel
+
+
+def _without_zero_images(out: dict[str, Any]) -> dict[str, Any]:
+    if out.get("image_tokens") == 0:
+        del out["image_tokens"]
+    return out
 
 
 class ModelUsage(FrozenModel):
@@ -25,6 +31,14 @@ class ModelUsage(FrozenModel):
     latency_s: float = 0.0
     # None while no price is known for the model.
     cost_usd: float | None = None
+    # The images' share of `prompt_tokens`, by OpenAI's tile rule (llm.tokens.image_tokens)
+    # over the calls that reached the endpoint; `prompt_tokens` is the server's figure, which
+    # already includes them. Left out of the JSON while 0 (text-only usage keeps its bytes).
+    image_tokens: int = 0
+
+    @model_serializer(mode="wrap")
+    def _no_images_as_before(self, handler: Any) -> dict[str, Any]:
+        return _without_zero_images(handler(self))
 
     @property
     def total_tokens(self) -> int:
@@ -47,6 +61,7 @@ class ModelUsage(FrozenModel):
             completion_tokens=self.completion_tokens + other.completion_tokens,
             latency_s=self.latency_s + other.latency_s,
             cost_usd=sum(costs) if costs else None,
+            image_tokens=self.image_tokens + other.image_tokens,
         )
 
 
@@ -93,6 +108,12 @@ class StepUsage(FrozenModel):
     latency_s: float = Field(default=0.0, ge=0)
     # None while no price is known for the model(s).
     cost_usd: float | None = None
+    # The images' share of `prompt_tokens` (see ModelUsage.image_tokens).
+    image_tokens: int = Field(default=0, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _no_images_as_before(self, handler: Any) -> dict[str, Any]:
+        return _without_zero_images(handler(self))
 
     @property
     def total_tokens(self) -> int:
@@ -108,4 +129,5 @@ class StepUsage(FrozenModel):
         return cls(models=tuple(called), calls=total.calls, cache_hits=total.cache_hits,
                    failures=total.failures, prompt_tokens=total.prompt_tokens,
                    completion_tokens=total.completion_tokens,
-                   latency_s=max(total.latency_s, 0.0), cost_usd=total.cost_usd)
+                   latency_s=max(total.latency_s, 0.0), cost_usd=total.cost_usd,
+                   image_tokens=total.image_tokens)

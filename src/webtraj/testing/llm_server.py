@@ -186,8 +186,9 @@ class ScriptedLLMServer:
         from webtraj.llm.tokens import estimate_tokens
 
         prompt = reply.prompt_tokens
-        if prompt is None:
-            prompt = sum(estimate_tokens(_text_of(m.get("content"))) + 4 for m in req.messages)
+        if prompt is None:  # like a real server's, the images' tokens included
+            prompt = sum(estimate_tokens(_text_of(m.get("content"))) + 4
+                         for m in req.messages) + _image_tokens(req)
         completion = reply.completion_tokens
         if completion is None:
             completion = estimate_tokens(reply.content)
@@ -316,3 +317,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif fault.kind == "disconnect":
             self.close_connection = True
+
+
+def _image_tokens(req: ScriptedRequest) -> int:
+    """The request's images by the tile rule (0 for a request the client could not build)."""
+    from webtraj.llm.messages import as_messages
+    from webtraj.llm.tokens import image_tokens
+
+    if not req.n_images:
+        return 0
+    try:
+        return image_tokens(as_messages(list(req.messages)))
+    except ValueError:
+        return 0

@@ -205,3 +205,25 @@ def test_library_runs_refuse_an_unspecified_sandbox_host_too(tmp_path):
     with pytest.raises(InputError, match="sandbox_host.*names no machine"), \
             execute_run(config, tmp_path / "r"):
         pass
+
+
+def test_a_damaged_index_is_named_by_its_file(tmp_path):
+    """`runs upgrade` (a writer) and `runs show` (a reader) on an index that is not a SQLite
+    file, or is one cut short, name the file and say what to do: exit 2, no traceback."""
+    good = tmp_path / "good"
+    with RunStore.create(good, RunInfo(name="good")):
+        pass
+    index = (good / "index.sqlite").read_bytes()
+    for name, content in (("junk", b"garbage, not a database" * 10), ("cut", index[:3000])):
+        run = tmp_path / name
+        with RunStore.create(run, RunInfo(name=name)):
+            pass
+        for extra in run.glob("index.sqlite-*"):
+            extra.unlink()
+        (run / "index.sqlite").write_bytes(content)
+        for args in (("runs", "upgrade", str(run)), ("runs", "show", str(run))):
+            res = CliRunner().invoke(app, list(args), env={"COLUMNS": "300"})
+            out = flat(res.output)
+            assert res.exit_code == 2, (name, args, res.output)
+            assert f"{run / 'index.sqlite'}: the run's index is damaged" in out, out
+            assert f"webtraj runs upgrade {run}" in out and "Traceback" not in out

@@ -115,9 +115,15 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     """The index at `path` through a read-only connection (nothing on disk changes), once
     its version is one this webtraj reads (else migrations.IndexTooOld / IndexTooNew)."""
     uri = path.resolve().as_uri() + "?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+    except sqlite3.DatabaseError as exc:
+        raise migrations.IndexUnusable.of(path, exc) from None
     try:
         migrations.check_readable(conn, path)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise migrations.IndexUnusable.of(path, exc) from None
     except BaseException:
         conn.close()
         raise
@@ -139,11 +145,19 @@ class RunIndex:
             # A reader changes nothing: no schema, no migration, no journal-mode switch.
             self.conn = connect_read_only(self.path)
             return
-        self.conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        try:
+            self.conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+        except sqlite3.DatabaseError as exc:
+            raise migrations.IndexUnusable.of(self.path, exc) from None
         try:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.found_version = migrations.migrate(self.conn, self.path, score_from_row)
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            if str(path) == ":memory:":
+                raise
+            raise migrations.IndexUnusable.of(self.path, exc) from None
         except BaseException:
             self.conn.close()
             raise

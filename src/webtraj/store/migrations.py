@@ -97,6 +97,20 @@ class IndexTooNew(InputError):
     """An index written by a newer webtraj than this one."""
 
 
+class IndexUnusable(InputError):
+    """An index SQLite cannot open or read (damaged, not a database, locked), named by its
+    file, with what to do about it."""
+
+    @classmethod
+    def of(cls, path: Path, exc: sqlite3.DatabaseError) -> IndexUnusable:
+        if isinstance(exc, sqlite3.OperationalError):  # locked, unreadable, disk full
+            return cls(f"the run's index cannot be used ({exc})", file=path)
+        return cls(f"the run's index is damaged or not a SQLite file ({exc}); move it aside "
+                   f"and `webtraj runs upgrade {path.parent}` rebuilds it from the trajectory "
+                   f"folders (then `webtraj eval --run {path.parent}` scores them again)",
+                   file=path)
+
+
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 import typer
 
+from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
 from webtraj.cli.train import export_sft
@@ -234,8 +235,11 @@ def rank(
 
 def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: int,
                    top_k: int, concurrency: int, ranks: Path | None,
-                   limit: int | None = None, no_cache: bool = False):
-    """Predict the next action of every step; writes predictions JSONL; returns issues."""
+                   limit: int | None = None, no_cache: bool = False,
+                   screenshot_max_side: int | None = None):
+    """Predict the next action of every step; writes predictions JSONL; returns issues.
+    With `screenshot_max_side`, each prompt carries the step's screenshot (data without
+    screenshots is refused at its first step)."""
     import asyncio
     import itertools
 
@@ -245,6 +249,7 @@ def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: 
         llm_ask,
         predict_all,
     )
+    from webtraj.agents.mindact.screenshots import require_screenshot
     from webtraj.formats.mind2web import IssueLog, iter_steps
     from webtraj.llm import LLMClient
     from webtraj.rank import BM25Ranker, apply_ranking, rank_step, read_rankings
@@ -257,6 +262,8 @@ def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: 
         for i, step in enumerate(iter_steps(data, issues=issues)):
             if limit is not None and i >= limit:
                 return
+            if screenshot_max_side is not None:
+                require_screenshot(step)
             if rankings:
                 step = apply_ranking(step, rankings.get(step.key))
             elif any(c.rank is None for c in step.candidates):
@@ -265,9 +272,10 @@ def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: 
 
     client = LLMClient.from_cli(llm, no_cache=no_cache)
     ask = llm_ask(client)
-    predictor = (MultiChoicePredictor(ask, seed=seed, top_k=top_k, issues=issues)
-                 if method == "multichoice" else DirectPredictor(ask, top_k=top_k,
-                                                                 issues=issues))
+    predictor = (MultiChoicePredictor(ask, seed=seed, top_k=top_k, issues=issues,
+                                      screenshot_max_side=screenshot_max_side)
+                 if method == "multichoice" else DirectPredictor(
+                     ask, top_k=top_k, issues=issues, screenshot_max_side=screenshot_max_side))
     # Steps are predicted in chunks, so a split's pages never sit in memory all at once.
     chunk_size = max(16, concurrency * 4)
     preds = []
@@ -295,6 +303,11 @@ def predict_source(data: str, out: Path, *, method: str, llm: str | None, seed: 
 
 
 METHOD_HELP = "multichoice (MindAct tournament) or direct (generation baseline)."
+SCREENSHOT_HELP = ("Send each step's screenshot (Multimodal-Mind2Web parquet) with every "
+                   "prompt, downscaled to --image-max-side, as an image_url part.")
+# The live llm agent's default: one downscale rule and one default size.
+IMAGE_MAX_SIDE: int = PromptOptions.model_fields["image_max_side"].default
+IMAGE_MAX_SIDE_HELP = "Longest side, in pixels, of the screenshot sent (downscaled to fit)."
 
 
 @app.command()
@@ -310,6 +323,9 @@ def predict(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Steps in flight."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
     no_cache: bool = no_cache_option(),
+    screenshot: bool = typer.Option(False, "--screenshot", help=SCREENSHOT_HELP),
+    image_max_side: int = typer.Option(IMAGE_MAX_SIDE, "--image-max-side", min=64,
+                                       help=IMAGE_MAX_SIDE_HELP),
 ) -> None:
     """Predict the next action of each step with an LLM (multiple choice or direct).
 
@@ -320,7 +336,9 @@ def predict(
     try:
         preds, issues = predict_source(data, out, method=method, llm=llm, seed=seed,
                                        top_k=top_k, concurrency=concurrency, ranks=ranks,
-                                       limit=limit, no_cache=no_cache)
+                                       limit=limit, no_cache=no_cache,
+                                       screenshot_max_side=image_max_side if screenshot
+                                       else None)
     except (FileNotFoundError, ImportError, ValueError) as exc:
         raise fail(str(exc)) from None
     console.print(f"{len(preds)} steps: {outcome_counts(_counts(preds))}; wrote {out}")
@@ -340,6 +358,9 @@ def run(
     top_k: int = typer.Option(50, "--top-k", min=1),
     concurrency: int = typer.Option(8, "--concurrency", min=1),
     limit: int | None = typer.Option(None, "--limit", min=1),
+    screenshot: bool = typer.Option(False, "--screenshot", help=SCREENSHOT_HELP),
+    image_max_side: int = typer.Option(IMAGE_MAX_SIDE, "--image-max-side", min=64,
+                                       help=IMAGE_MAX_SIDE_HELP),
 ) -> None:
     """Rank, predict and score in one go; writes ranks.jsonl, predictions.jsonl, metrics.json.
 
@@ -353,7 +374,8 @@ def run(
     try:
         report, _ = rank_source(data, ranks_path, ranker=ranker, model=model, limit=limit)
         predict_source(data, preds_path, method=method, llm=llm, seed=seed, top_k=top_k,
-                       concurrency=concurrency, ranks=ranks_path, limit=limit)
+                       concurrency=concurrency, ranks=ranks_path, limit=limit,
+                       screenshot_max_side=image_max_side if screenshot else None)
         metrics, issues, scorer = score_source(data, preds_path, ranks=ranks_path,
                                                top_k=top_k, limit=limit)
     except (FileNotFoundError, ImportError, ValueError) as exc:

@@ -5,13 +5,15 @@ predictions file, or any Python callable."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from webtraj.agents.mindact.direct import run_direct
 from webtraj.agents.mindact.prompt import SYSTEM_PROMPT
+from webtraj.agents.mindact.screenshots import screenshot_part
 from webtraj.agents.mindact.tournament import Ask, run_tournament
 from webtraj.formats.mind2web.predictions import (
     PredictionOutcome,
@@ -20,6 +22,7 @@ from webtraj.formats.mind2web.predictions import (
     read_predictions,
 )
 from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.llm.messages import ImagePart
 
 
 class Predictor(Protocol):
@@ -28,26 +31,42 @@ class Predictor(Protocol):
     async def predict(self, step: M2WStep) -> StepPrediction: ...
 
 
+def with_screenshot(ask: Ask, step: M2WStep, max_side: int | None) -> Ask:
+    """`ask` for one step: with `max_side`, every prompt of the step carries its screenshot
+    (downscaled by the one rule; `ask` must take `images`, as `llm_ask`'s does)."""
+    if max_side is None:
+        return ask
+    part = screenshot_part(step, max_side)
+    return functools.partial(ask, images=(part,))  # type: ignore[call-arg]
+
+
 class MultiChoicePredictor:
     name = "mindact-multichoice"
 
     def __init__(self, ask: Ask, *, seed: int = 0, top_k: int = 50,
-                 issues: IssueLog | None = None) -> None:
+                 issues: IssueLog | None = None, screenshot_max_side: int | None = None
+                 ) -> None:
         self.ask, self.seed, self.top_k, self.issues = ask, seed, top_k, issues
+        self.screenshot_max_side = screenshot_max_side
 
     async def predict(self, step: M2WStep) -> StepPrediction:
-        return await run_tournament(step, self.ask, seed=self.seed, top_k=self.top_k,
-                                    issues=self.issues)
+        return await run_tournament(step, with_screenshot(self.ask, step,
+                                                          self.screenshot_max_side),
+                                    seed=self.seed, top_k=self.top_k, issues=self.issues)
 
 
 class DirectPredictor:
     name = "direct-generation"
 
-    def __init__(self, ask: Ask, *, top_k: int = 50, issues: IssueLog | None = None) -> None:
+    def __init__(self, ask: Ask, *, top_k: int = 50, issues: IssueLog | None = None,
+                 screenshot_max_side: int | None = None) -> None:
         self.ask, self.top_k, self.issues = ask, top_k, issues
+        self.screenshot_max_side = screenshot_max_side
 
     async def predict(self, step: M2WStep) -> StepPrediction:
-        return await run_direct(step, self.ask, top_k=self.top_k, issues=self.issues)
+        return await run_direct(step, with_screenshot(self.ask, step,
+                                                      self.screenshot_max_side),
+                                top_k=self.top_k, issues=self.issues)
 
 
 class FilePredictor:
@@ -97,13 +116,14 @@ class CallablePredictor:
 
 
 def llm_ask(client: Any, *, system: str = SYSTEM_PROMPT, **params: Any
-            ) -> Callable[[str], Awaitable[str]]:
-    """An `Ask` on top of `webtraj.llm.LLMClient` (cached, retried, rate-limited there)."""
+            ) -> Callable[..., Awaitable[str]]:
+    """An `Ask` on top of `webtraj.llm.LLMClient` (cached, retried, rate-limited there);
+    `images` go after the prompt's text in its user turn."""
     from webtraj.llm.messages import system as system_msg
     from webtraj.llm.messages import user
 
-    async def ask(prompt: str) -> str:
-        comp = await client.chat([system_msg(system), user(prompt)], **params)
+    async def ask(prompt: str, images: Sequence[ImagePart] = ()) -> str:
+        comp = await client.chat([system_msg(system), user(prompt, images)], **params)
         return comp.text
 
     return ask

@@ -121,6 +121,35 @@ def test_cli_batch_continues_and_counts(tmp_path, mk, good_entries):
     assert "│     5 │       1 │       2 │     2 │" in res.output
 
 
+def test_cli_names_its_dataset_and_reads_only_inside_logs(tmp_path, good_entries):
+    """Without --dataset the tasks are the installed package's, and a missing id says so
+    (not "None: no task ..."); a task folder linking out of --logs is an error, not read."""
+    logs = tmp_path / "logs"
+    write_log(logs, "1", good_entries)
+    outside = write_log(tmp_path / "elsewhere", "2", good_entries)
+    (logs / "2").symlink_to(outside, target_is_directory=True)
+    (tmp_path / "tasks.json").write_text(json.dumps(
+        [{**NAV_TASK, "task_id": i} for i in (1, 2)]))
+    (logs / "site_urls.json").write_text(json.dumps({"__SHOPPING__": SHOP}))
+    out = tmp_path / "res.jsonl"
+    res = CliRunner().invoke(app, ["eval", "webarena-verified", "--dataset",
+                                   str(tmp_path / "tasks.json"), "--logs", str(logs),
+                                   "--out", str(out)], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    lines = {x["task_id"]: x for x in map(json.loads, out.read_text().splitlines())}
+    assert lines["1"]["status"] == "success"
+    assert lines["2"]["status"] == "error" and "outside the folders" in lines["2"]["error"]
+
+    pytest.importorskip("webarena_verified")
+    write_log(logs, "no-such-task", good_entries)
+    res = CliRunner().invoke(app, ["eval", "webarena-verified", "--logs", str(logs),
+                                   "--task-ids", "no-such-task"], env={"COLUMNS": "300"})
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0 and "None" not in text, text
+    assert "no task with id no-such-task in the installed webarena-verified package's " \
+        "dataset" in text
+
+
 def test_cli_help_has_example():
     res = CliRunner().invoke(app, ["eval", "webarena-verified", "--help"])
     assert res.exit_code == 0 and "Example: webtraj eval webarena-verified" in res.output

@@ -124,16 +124,20 @@ def webarena_verified(
     Example: webtraj eval webarena-verified --logs submission --out results.jsonl
     """
     from webtraj.evaluate.webarena_verified import SiteUrls, TaskVerdict, evaluate_log_dir
+    from webtraj.formats.local_files import LocalFiles
 
     if dataset is not None:
         data = _read_json(dataset, "the dataset")
         if not isinstance(data, list):
             raise fail(f"{dataset}: expected a JSON list of tasks")
+        source = str(dataset)
     else:
-        from webtraj.formats.webarena_verified import package_raw_tasks
+        from webtraj.formats.webarena_verified import package_dataset_path, package_raw_tasks
 
         try:
             data = package_raw_tasks("full")
+            source = (f"the installed webarena-verified package's dataset "
+                      f"({package_dataset_path()})")
         except InputError as exc:
             raise fail(f"{exc} (or give --dataset)") from None
     tasks = {str(t.get("task_id")): t for t in data if isinstance(t, dict)}
@@ -154,6 +158,9 @@ def webarena_verified(
         if not wanted:
             raise fail(f"{logs}: no task log folders (<task_id>/network.har, "
                        "agent_response.json) in it")
+    err_console.print(f"tasks from {esc(source)}", highlight=False)
+    # Logs are read only inside --logs: a task folder or file that links out is an error.
+    files = LocalFiles([logs])
     counts = {"success": 0, "failure": 0, "error": 0}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -166,10 +173,10 @@ def webarena_verified(
         for tid in wanted:
             task = tasks.get(tid)
             if task is None:
-                verdict = TaskVerdict.failed(tid, f"{dataset}: no task with id {tid}")
+                verdict = TaskVerdict.failed(tid, f"no task with id {tid} in {source}")
             else:
                 try:
-                    verdict = evaluate_log_dir(task, logs / tid, site_urls=urls)
+                    verdict = evaluate_log_dir(task, logs / tid, site_urls=urls, files=files)
                 except Exception as exc:  # noqa: BLE001 - one bad task never stops the batch
                     verdict = TaskVerdict.failed(tid, f"unexpected {type(exc).__name__}: {exc}")
             counts[verdict.status.value] = counts.get(verdict.status.value, 0) + 1

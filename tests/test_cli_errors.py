@@ -227,3 +227,19 @@ def test_a_damaged_index_is_named_by_its_file(tmp_path):
             assert res.exit_code == 2, (name, args, res.output)
             assert f"{run / 'index.sqlite'}: the run's index is damaged" in out, out
             assert f"webtraj runs upgrade {run}" in out and "Traceback" not in out
+
+
+def test_an_instance_id_with_seeds_is_refused(tmp_path):
+    """`miniwob/click-button/0` carries its seed: with `--seeds` too, the run cannot know
+    which episodes were meant, so it refuses (exit 2, the reason, nothing written) instead
+    of running the one instance."""
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["run", "--suite", "miniwob", "--task-ids",
+                                   "click-button,miniwob/click-button/0", "--seeds", "0-4",
+                                   "--agent", "heuristic", "--out", str(out)],
+                             env={"COLUMNS": "300"})
+    text = flat(res.output)
+    assert res.exit_code == 2, text
+    assert "--task-ids miniwob/click-button/0 names one instance, its seed included, so " \
+        "--seeds cannot apply to it" in text and "Traceback" not in text
+    assert not out.exists()

@@ -40,7 +40,16 @@ def is_instance_id(task_id: str) -> bool:
 
 def selection(task_ids: Sequence[str], seeds: Sequence[int]
               ) -> tuple[tuple[str, ...], tuple[int, ...], set[str]]:
-    """Task names, seeds, and the instance ids asked for one by one."""
+    """Task names, seeds, and the instance ids asked for one by one. An instance id carries
+    its seed: with `--seeds` too, which seeds were meant cannot be known (the id's alone, or
+    the task's at each seed), so that is refused rather than one of them guessed."""
+    carried = [tid for tid in task_ids if is_instance_id(tid)]
+    if carried and seeds:
+        name = carried[0].split("/")[1]
+        raise InputError(
+            f"--task-ids {carried[0]} names one instance, its seed included, so --seeds "
+            f"cannot apply to it: give the task name with the seeds (--task-ids {name} "
+            f"--seeds ...) or instance ids without --seeds", field="task_ids")
     names: list[str] = []
     instances: set[str] = set()
     chosen = list(seeds)
@@ -99,6 +108,7 @@ class MiniWoBSuite(Suite):
         return chosen, [i for i in dict.fromkeys(task_ids) if i not in known]
 
     def list_tasks(self, options: ListOptions) -> list[Task]:
+        selection(options.task_ids, options.seeds)  # a bad selection before any server
         with _server(options.host) as server:
             tasks, problems, _ = self._instances(server.base_url, options.task_ids,
                                                  options.seeds, read_pages=True)
@@ -107,6 +117,7 @@ class MiniWoBSuite(Suite):
         return tasks
 
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
+        selection(config.task_ids, config.seeds)  # a bad selection before any server
         server = stack.enter_context(_server(config.sandbox_host))
         tasks, problems, unknown = self._instances(server.base_url, config.task_ids,
                                                    config.seeds, read_pages=False)

@@ -49,7 +49,9 @@ def test_dead_model_endpoint_is_an_error_never_a_score(tmp_path, kind):
             "--llm", f"base_url={base},model=scripted,max_retries=0",
             "--task-ids", "booking.hotels.01,booking.cars.01", "--max-steps", "2",
             "--out", str(out)])
-    assert res.exit_code == 0, res.output
+    # Exit 3 (the run is not whole), the count in the last line.
+    assert res.exit_code == 3, res.output
+    assert res.stdout.strip().splitlines()[-1].startswith("2 of 2 episodes ended in an error")
     # The end-of-run table: both episodes are errors, nothing scored, no 0.000 anywhere.
     assert "2 episodes, 2 ended in an error" in res.stdout
     assert "0.000" not in res.stdout

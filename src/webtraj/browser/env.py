@@ -40,6 +40,7 @@ from webtraj.browser.downloads import DownloadKeeper
 from webtraj.browser.har import HarFallback, RequestBodies, ResponseBodies, har_journal
 from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
+from webtraj.browser.reach import start_page_problem
 from webtraj.browser.records import (
     BlockedRequest,
     BrowserObservation,
@@ -52,6 +53,7 @@ from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
 from webtraj.browser.shield import PageShield
 from webtraj.browser.tabs import TabManager
 from webtraj.model.action import ELEMENT_KINDS, Action, ActionKind
+from webtraj.model.errors import InfrastructureError
 from webtraj.model.trajectory import ElementBox, PointedElement, StepTimings
 
 # What is under a point: the element, its box, text and the id marked on it or around it.
@@ -177,6 +179,10 @@ class BrowserEnv:
             for login in cfg.logins:
                 await form_login(page, login, timeout_ms=cfg.navigation_timeout_ms)
         error = await self._perform(Action(kind=ActionKind.GOTO, value=start_url))
+        problem = await start_page_problem(await self.tabs.current(), error)
+        if problem is not None:
+            raise InfrastructureError(f"the start page {start_url} could not be reached: "
+                                      f"{problem}")
         if ready is not None:
             try:
                 await (await self.tabs.current()).wait_for_function(

@@ -27,9 +27,12 @@ err_console = Console(stderr=True)
 
 USAGE_ERROR = 2
 BUG = 1
+# `webtraj run` finished, and some of its episodes ended in an error (infrastructure: never
+# scored; running the same command again retries them). Scripts and CI read it.
+EPISODE_ERRORS = 3
 
-__all__ = ["USAGE_ERROR", "UsageError", "WebtrajGroup", "console", "err_console", "esc",
-           "fail", "print_json", "user_message"]
+__all__ = ["EPISODE_ERRORS", "USAGE_ERROR", "UsageError", "WebtrajGroup", "console",
+           "err_console", "esc", "fail", "print_json", "user_message"]
 
 
 def esc(value: object) -> str:
@@ -38,10 +41,13 @@ def esc(value: object) -> str:
 
 
 def command_line() -> str:
-    """This command as typed (recorded in run.json and named by a run's lock)."""
+    """This command as typed (recorded in run.json and named by a run's lock), its
+    credentials redacted (a password in a `--reset-cmd`)."""
     import shlex
 
-    return "webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    from webtraj.model.command_line import redact_command
+
+    return redact_command("webtraj " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
 
 
 class UsageError(Exception):

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 import typer
 
 from webtraj.agents.prompt_builder import PromptOptions
-from webtraj.cli.common import UsageError, command_line, console, err_console, esc, fail
+from webtraj.cli.common import (
+    EPISODE_ERRORS,
+    UsageError,
+    command_line,
+    console,
+    err_console,
+    esc,
+    fail,
+)
 from webtraj.cli.progress import JobProgress
 from webtraj.cli.run_settings import setting
 from webtraj.model.errors import require_extra
@@ -63,6 +71,7 @@ def run(
     subset: str = setting("subset"),
     reset_cmds: list[str] = setting("reset_cmds", "--reset-cmd", form="SITE=COMMAND, "
                                     "repeatable"),
+    reset_wait_s: float = setting("reset_wait_s", "--reset-wait"),
     out: Path = typer.Option(..., "--out", help="Run directory. Running again with the same "
                              "settings resumes it; other settings (agent and options, model and "
                              "its parameters, "
@@ -131,7 +140,7 @@ def run(
             max_episode_download_bytes=max_episode_download_bytes,
             site_urls_file=str(site_urls_file) if site_urls_file else None, subset=subset,
             accounts_file=str(accounts_file) if accounts_file else None,
-            reset_cmds=_reset_cmds(reset_cmds or []),
+            reset_cmds=_reset_cmds(reset_cmds or []), reset_wait_s=reset_wait_s,
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluators or ()))
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -167,7 +176,15 @@ def run(
     with store:
         console.print(run_tables(store, price_table))
         report = write_report(store)
+        rows = list(store.rows())
     console.print(f"run: {esc(out)}   report: {esc(report)}", highlight=False)
+    errors = sum(1 for r in rows if r.error)
+    if errors:
+        # The last line says how many, and the exit code that the run is not whole.
+        console.print(f"{errors} of {len(rows)} episodes ended in an error (never scored; "
+                      f"running the same command again retries them): exit {EPISODE_ERRORS}",
+                      highlight=False, soft_wrap=True)
+        raise typer.Exit(EPISODE_ERRORS)
 
 
 class _Tally:

@@ -212,7 +212,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
                      on_start)
 
         def run_changing(spec: EpisodeSpec, post: Post) -> None:
-            problem = reset_sites(config.reset_cmds, exclusive[spec.task.task_id])
+            problem = reset_sites(config.reset_cmds, exclusive[spec.task.task_id],
+                                  session.served_urls, config.reset_wait_s)
             if problem is not None:
                 failed = error_trajectory(spec, Termination.ERROR, problem)
                 post(lambda: on_result(spec, failed, {}))

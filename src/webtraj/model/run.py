@@ -13,10 +13,11 @@ import time
 import uuid
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, JsonValue, ValidationError, model_validator
+from pydantic import Field, JsonValue, ValidationError, field_validator, model_validator
 
 from webtraj import __version__
 from webtraj.model.base import Document, FrozenModel
+from webtraj.model.command_line import redact_command
 from webtraj.model.run_settings import DefiningSettings, RunConfig
 
 __all__ = ["DefiningSettings", "ModelInfo", "RunConfig", "RunDefinition", "RunInfo",
@@ -136,6 +137,21 @@ class RunInfo(Document):
         if self.sandbox is not None:  # the date the run served, not the one it was given
             found = found.model_copy(update={"today": self.sandbox.today.isoformat()})
         return found
+
+    @field_validator("command")
+    @classmethod
+    def _redacted_command(cls, v: str) -> str:
+        """A password on the command line (a `--reset-cmd`'s) never reaches run.json, the
+        report or the viewer."""
+        return redact_command(v) if v else v
+
+    @field_validator("settings")
+    @classmethod
+    def _redacted_reset_cmds(cls, v: RunConfig | None) -> RunConfig | None:
+        if v is None or not v.reset_cmds:
+            return v
+        return v.model_copy(update={"reset_cmds": {site: redact_command(cmd)
+                                                   for site, cmd in v.reset_cmds.items()}})
 
     @model_validator(mode="before")
     @classmethod

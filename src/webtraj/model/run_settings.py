@@ -104,6 +104,10 @@ class RunConfig(DefiningSettings):
     reset_cmds: dict[str, str] = Field(
         default_factory=dict, description="Per site, a shell command that resets it, run "
         "before each task that changes it (those run one at a time).")
+    reset_wait_s: float = Field(
+        default=300.0, ge=0, description="Seconds to wait, after a site's reset command, for "
+        "the site to answer again (any HTTP status but 502-504); still down then, its task's "
+        "episode is an error.")
 
 
 def run_default(name: str) -> Any:

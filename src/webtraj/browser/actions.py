@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable
 from urllib.parse import urljoin
 
 from playwright.async_api import Error as PlaywrightError
@@ -25,6 +26,7 @@ from webtraj.browser.allowlist import OriginAllowlist
 from webtraj.browser.axtree import VALUE_ROLES, id_to_ref
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.marks import MARK_ATTRIBUTE, MARK_ID
+from webtraj.browser.passwords import resolve_secret
 from webtraj.browser.tabs import TabManager
 from webtraj.model.action import POINT_KINDS, Action, ActionKind, ElementTarget
 
@@ -75,6 +77,23 @@ def _moves(x1: float, y1: float, x2: float, y2: float) -> int:
     return max(5, min(50, round(distance / DRAG_STEP_PX)))
 
 
+# Is this element (or, in a shadow root or frame, the focused one inside it) a password input?
+_IS_PASSWORD = """e => {
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) e = e.shadowRoot.activeElement;
+  return !!e && e.tagName === 'INPUT' && (e.type || '').toLowerCase() === 'password';
+}"""
+
+
+_ACTIVE_IS_PASSWORD = f"() => ({_IS_PASSWORD})(document.activeElement)"
+
+
+async def _is_password(check: Awaitable[object]) -> bool:
+    try:
+        return bool(await check)
+    except PlaywrightError:
+        return False  # the element went away: the action reports it
+
+
 def _short(exc: Exception) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
@@ -88,6 +107,8 @@ class ActionRunner:
         self.config = config
         # Where this runner's last mouse move left the pointer, per page.
         self.mouse: dict[Page, tuple[float, float]] = {}
+        # What the action being run typed into a password field (run() returns it).
+        self._typed_secret: str | None = None
 
     async def locate(self, page: Page, action: Action) -> Locator:
         """The single element an action targets, or ActionFailed saying why not."""
@@ -130,14 +151,24 @@ class ActionRunner:
             f"no {target.role} named {target.name!r}" + (f" (#{target.nth})" if target.nth else "")
             + " on the page")
 
-    async def run(self, action: Action) -> None:
-        """Carry out `action` on the active tab; raises ActionFailed with a readable reason."""
+    async def run(self, action: Action) -> str | None:
+        """Carry out `action` on the active tab; raises ActionFailed with a readable reason.
+        Returns the text typed when it went into a password field (None otherwise), so that
+        the caller masks it (passwords.py)."""
+        self._typed_secret = None
         try:
             await self._run(action)
         except ActionFailed:
             raise
         except PlaywrightError as exc:
             raise ActionFailed(f"{action.kind.value} failed: {_short(exc)}") from None
+        finally:
+            typed, self._typed_secret = self._typed_secret, None
+        return typed
+
+    def _text(self, action: Action) -> str:
+        """What a type action types: a secret named by reference is typed by its value."""
+        return resolve_secret(action.value or "", self.config.named_secrets())
 
     async def _run(self, action: Action) -> None:
         k = action.kind
@@ -152,13 +183,19 @@ class ActionRunner:
             elif k is ActionKind.HOVER:
                 await loc.hover(timeout=timeout)
             elif k is ActionKind.TYPE:
-                await self._type(page, loc, action.value or "", action.press_enter)
+                text = self._text(action)
+                if await _is_password(loc.evaluate(_IS_PASSWORD, timeout=timeout)):
+                    self._typed_secret = text
+                await self._type(page, loc, text, action.press_enter)
             else:
                 await self._select(page, loc, action.value or "")
         elif k in POINT_KINDS:
             await self._mouse(page, action)
         elif k is ActionKind.KEYBOARD_TYPE:
-            await page.keyboard.type(action.value or "")
+            text = self._text(action)
+            if await _is_password(page.evaluate(_ACTIVE_IS_PASSWORD)):
+                self._typed_secret = text
+            await page.keyboard.type(text)
         elif k is ActionKind.PRESS:
             await page.keyboard.press(playwright_key(action.value or ""))
         elif k is ActionKind.SCROLL and action.point is not None:

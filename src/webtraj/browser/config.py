@@ -100,4 +100,9 @@ class EnvConfig(FrozenModel):
     def known_secrets(self) -> tuple[str, ...]:
         """The secret values this episode holds (its accounts' passwords): whatever it writes
         (journals, the store's files) redacts them in every encoding."""
-        return tuple(lg.password.get_secret_value() for lg in self.logins)
+        return tuple(self.named_secrets().values())
+
+    def named_secrets(self) -> dict[str, str]:
+        """The known secrets by name (an account's site): a stored action names the one it
+        typed (`{secret:SITE}`, passwords.py) and replaying it types the value."""
+        return {lg.site: lg.password.get_secret_value() for lg in self.logins}

@@ -40,6 +40,7 @@ from webtraj.browser.downloads import DownloadKeeper
 from webtraj.browser.har import HarFallback, RequestBodies, ResponseBodies, har_journal
 from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
+from webtraj.browser.passwords import PasswordMemory
 from webtraj.browser.reach import start_page_problem
 from webtraj.browser.records import (
     BlockedRequest,
@@ -98,6 +99,9 @@ class BrowserEnv:
         self._boxes: dict[str, tuple[float, float, float, float]] = {}
         self._error: str | None = None
         self.result: EpisodeResult | None = None
+        # Values the episode's password fields held or were typed with (passwords.py).
+        self.passwords = PasswordMemory(self.config.named_secrets())
+        self._stored_value: str | None = None
 
     async def __aenter__(self) -> BrowserEnv:
         return self
@@ -167,6 +171,7 @@ class BrowserEnv:
                                           max_episode_bytes=cfg.max_episode_download_bytes)
                            if cfg.downloads_dir is not None else None)
         self._runner = ActionRunner(self.tabs, self.allowlist, cfg)
+        self.passwords = PasswordMemory(cfg.named_secrets())
         self._steps = 0
         self._dialogs_seen = 0
         self._error = None
@@ -212,7 +217,7 @@ class BrowserEnv:
         self._dialogs_seen = len(tabs.dialogs)
         session = self.allowlist.session(page) if self.allowlist else None
         obs = await capture(page, tabs, self.config, error=error, dialogs=new_dialogs,
-                            session=session, times=times)
+                            session=session, times=times, secrets=self.passwords.values)
         self._boxes = obs.element_boxes
         return obs
 
@@ -234,9 +239,12 @@ class BrowserEnv:
         error: str | None = None
         t0 = time.perf_counter()
         try:
-            await runner.run(action)
+            typed = await runner.run(action)
         except ActionFailed as exc:
             error = str(exc)
+        else:
+            if typed is not None:  # into a password field: stored masked or by name
+                self._stored_value = self.passwords.typed(typed)
         t1 = time.perf_counter()
         await self._settle(await tabs.current())
         times["action"], times["settle"] = t1 - t0, time.perf_counter() - t1
@@ -248,7 +256,10 @@ class BrowserEnv:
         pointed = await self._pointed(action)
         box = pointed[0].box if pointed else await self._element_box(action)
         times: dict[str, float] = {}
+        self._stored_value = None
         error = await self._perform(action, times)
+        stored = (action.model_copy(update={"value": self._stored_value})
+                  if self._stored_value is not None else None)
         self._steps += 1
         obs = await self.observe(error=error, times=times)
         done = action.kind is ActionKind.STOP
@@ -257,7 +268,7 @@ class BrowserEnv:
         return StepOutcome(observation=obs, error=error, done=done,
                           answer=action.value if done else None,
                           duration_s=time.monotonic() - started, element_box=box,
-                          pointed=pointed, timings=timings)
+                          pointed=pointed, timings=timings, stored_action=stored)
 
     async def _pointed(self, action: Action) -> tuple[PointedElement, ...]:
         """What is under a mouse action's point (and a drag's end) before it acts. Its id is

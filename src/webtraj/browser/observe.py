@@ -214,9 +214,11 @@ async def screenshot(page: Page, session: CDPSession | None, config: EnvConfig) 
 async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
                   error: str | None = None, dialogs: tuple[DialogRecord, ...] = (),
                   session: CDPSession | None = None,
-                  times: dict[str, float] | None = None) -> BrowserObservation:
+                  times: dict[str, float] | None = None,
+                  secrets: set[str] | None = None) -> BrowserObservation:
     """Read the page, its parts concurrently; a part that cannot be read is left empty and
-    named in the error. `times` receives each part's duration in seconds."""
+    named in the error. `times` receives each part's duration in seconds. `secrets`: values
+    the episode's password fields held before (masked too; the values read now are added)."""
     times = {} if times is None else times
     # Problems by part, reported in a fixed order whatever part finished first.
     problems: dict[str, str] = {}
@@ -289,8 +291,12 @@ async def capture(page: Page, tabs: TabManager, config: EnvConfig, *,
                       or tuple(round(v) for v in e.box) not in tree_boxes]
     marked = marks.lines(viewport)
     shown = {line[1:line.index("]")] for line in marked}
+    values = await passwords
+    if secrets is not None:
+        secrets.update(values)
+        values = secrets
     text = mask_values("\n".join(p for p in (tree.text, "\n".join(marked)) if p),
-                       values=await passwords)
+                       values=values)
     boxes = {**tree.boxes, **{e.id: e.box for e in marks.elements if e.id in shown}}
     som = None
     if config.set_of_marks and png is not None and not config.full_page_screenshot:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import Field, JsonValue
 
+from webtraj.model.action import Action
 from webtraj.model.base import FrozenModel
 from webtraj.model.episode import BlockedRequest, DialogRecord, DownloadRecord
 from webtraj.model.trajectory import ElementBox, Observation, PointedElement, StepTimings, Tab
@@ -70,6 +71,9 @@ class StepOutcome(FrozenModel):
     pointed: tuple[PointedElement, ...] = ()
     # Seconds spent acting, settling and capturing (and the capture's parts).
     timings: StepTimings | None = None
+    # The action as it may be stored, when that differs from the one taken: a value typed
+    # into a password field masked or named (passwords.py).
+    stored_action: Action | None = None
 
 
 class EpisodeResult(FrozenModel):

@@ -150,9 +150,12 @@ class ScoringStage:
 
     def __init__(self, root: Path, envs: RunEnvironments,
                  configs: Sequence[Mapping[str, Any]] | None = None, *,
-                 concurrency: int = 8, on_scored: OnScored | None = None) -> None:
+                 concurrency: int = 8, on_scored: OnScored | None = None,
+                 redactor: Redactor | None = None) -> None:
         self.root = Path(root)
         self.envs = envs
+        # The run's redactor (it knows the run's secrets, --accounts passwords included).
+        self.redactor = redactor or Redactor()
         self.configs = list(configs) if configs else None
         self.on_scored = on_scored
         self.result = ScoringResult()
@@ -172,7 +175,7 @@ class ScoringStage:
     async def _score(self, trajectory: Trajectory, folder: Path) -> None:
         if self._limit is None:
             self._limit = asyncio.Semaphore(self._concurrency)
-            self._index = RunIndex(self.root / INDEX_DB, Redactor())
+            self._index = RunIndex(self.root / INDEX_DB, self.redactor)
         configs = self.configs
         if configs is not None:
             configs = [*trajectory.task.evaluators, *configs]

@@ -131,10 +131,12 @@ class StepJournal:
         self.redactor = redactor or Redactor()
         self.path.write_bytes(b"")
 
-    def append(self, step: Step) -> None:
-        line = orjson.dumps(self.redactor.data(step.model_dump(mode="json", exclude_none=True)))
+    def append(self, step: Step) -> Step:
+        """Journal `step`; returns it as journaled (redacted)."""
+        data = self.redactor.data(step.model_dump(mode="json", exclude_none=True))
         with open(self.path, "ab") as f:
-            f.write(line + b"\n")
+            f.write(orjson.dumps(data) + b"\n")
+        return Step.model_validate(data)
 
 
 def journaled_steps(workdir: Path) -> tuple[Step, ...]:
@@ -182,7 +184,10 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     error: str | None = None
     started = time.time()
     env = BrowserEnv(browser, config)
-    journal = StepJournal(workdir, Redactor(config.known_secrets()))
+    # Steps are kept as journaled: redacted with the episode's known secrets and the values
+    # typed into its password fields (in the agent's reasoning and reply too).
+    redactor = Redactor(config.known_secrets())
+    journal = StepJournal(workdir, redactor)
     usage = Usage()  # the agent's model calls, as its decisions report them
     obs: Observation | None = None
     page = spec.page_task
@@ -204,22 +209,25 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
                 box = None
                 pointed: tuple[PointedElement, ...] = ()
                 timings = StepTimings(agent=t_agent)
-                if decision.action is not None:
-                    result = await env.step(decision.action)
+                action = decision.action
+                if action is not None:
+                    result = await env.step(action)
                     step_error = step_error or result.error
+                    if result.stored_action is not None:  # a password typed: masked or named
+                        action = result.stored_action
+                        redactor.add_secrets(env.passwords.values)
                     box, pointed = result.element_box, result.pointed
                     t_store = time.monotonic()
                     next_obs = await _store_observation(result.observation, workdir,
                                                         f"step-{t + 1:03d}", config)
                     timings = (result.timings or timings).model_copy(update={
                         "agent": t_agent, "storage": time.monotonic() - t_store})
-                steps.append(Step(index=t, observation=obs, action=decision.action,
-                                  reasoning=decision.reasoning,
-                                  raw_output=decision.raw_output, started_at=wall,
-                                  duration_s=time.monotonic() - t0, error=step_error,
-                                  element_box=box, pointed=pointed, timings=timings,
-                                  usage=StepUsage.of(decision.usage), view=decision.view))
-                journal.append(steps[-1])
+                steps.append(journal.append(Step(
+                    index=t, observation=obs, action=action, reasoning=decision.reasoning,
+                    raw_output=decision.raw_output, started_at=wall,
+                    duration_s=time.monotonic() - t0, error=step_error, element_box=box,
+                    pointed=pointed, timings=timings, usage=StepUsage.of(decision.usage),
+                    view=decision.view)))
                 obs = next_obs
                 if decision.action is not None and decision.action.kind is ActionKind.STOP:
                     termination = Termination.STOP
@@ -239,7 +247,11 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     finally:
         closed = await env.close()
         drop_journals(workdir)
-    final = obs
+    # What comes after a password was typed is kept without its value, as the steps are.
+    final = obs if obs is None or not env.passwords.values else Observation.model_validate(
+        redactor.data(obs.model_dump(mode="json", exclude_none=True)))
+    if answer and env.passwords.values:
+        answer = redactor.text(answer)
     return Trajectory(
         trajectory_id=spec.trajectory_id, task=task, agent=spec.agent, trial=spec.trial,
         steps=tuple(steps), final_observation=final, answer=answer,

@@ -169,6 +169,10 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
                               episodes_per_worker=config.episodes_per_worker,
                               scratch=str(scratch))
 
+        # The accounts' passwords (--accounts) are secrets of the run: redacted wherever the
+        # run writes, in every encoding.
+        store.redactor.add_secrets(worker.env.known_secrets())
+
         def announce(traj: Trajectory, scores: list[Score]) -> None:
             if on_episode:
                 on_episode(EpisodeEvent(trajectory_id=traj.trajectory_id,
@@ -181,7 +185,8 @@ def _execute(store: RunStore, suite: Suite, config: RunConfig, out: Path, *,
         stage = None
         if config.evaluate:
             stage = stack.enter_context(ScoringStage(out, envs, config.evaluators or None,
-                                                     on_scored=announce))
+                                                     on_scored=announce,
+                                                     redactor=store.redactor))
             for tid in unscored:
                 stage.submit(store.load_trajectory(tid), store.trajectory_dir(tid))
         agent_usage: list[Usage] = []

@@ -143,14 +143,22 @@ class Redactor:
     """Walks JSON-like data (or one text) and returns a redacted copy."""
 
     def __init__(self, secrets: Iterable[str] = (), *, include_env: bool = True) -> None:
-        found = set(secrets_from_env() if include_env else ())
+        self.secrets: list[str] = []
+        self._secret_re: re.Pattern[str] | None = None
+        self.add_secrets([*(secrets_from_env() if include_env else ()), *secrets])
+
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """Know these values too (from now on): an account's password once the run has read
+        its accounts, a value once it was typed into a password field."""
+        found = set(self.secrets)
         found.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
+        if len(found) == len(self.secrets):
+            return
         self.secrets = sorted(found, key=len, reverse=True)
         forms = {f for s in self.secrets for f in secret_forms(s) if len(f) >= _MIN_SECRET_LEN}
         # Longest first so a form containing another is replaced whole.
-        self._secret_re = (re.compile("|".join(re.escape(f) for f in
-                                               sorted(forms, key=len, reverse=True)))
-                           if forms else None)
+        self._secret_re = re.compile("|".join(re.escape(f) for f in
+                                              sorted(forms, key=len, reverse=True)))
 
     def text(self, s: str) -> str:
         if s[:1] in ("{", "[") or s.lstrip()[:1] in ("{", "["):

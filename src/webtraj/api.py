@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from rich.console import Group
+from rich.text import Text
 
 from webtraj.agents.plugins import options_model_of
 from webtraj.agents.protocol import Agent, AgentError
@@ -41,14 +43,40 @@ from webtraj.store import RunStore
 __all__ = ["Run", "agent_spec", "rescore", "run", "run_config"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Run:
     """A stored run: where it is, its summary (per-evaluator mean, SR, CSR and per-trajectory
-    scores), and its HTML report. The files stay the source of truth: `open()` reads them."""
+    scores), and its HTML report. The files stay the source of truth: `open()` reads them.
+    `print(run)` (and Rich, and a notebook) shows the tables `webtraj run` prints at its end
+    (`report.tables.run_tables`), then where the run and its report are."""
 
     path: Path
     summary: RunSummary
     report: Path | None = None
+
+    def tables(self) -> Group:
+        """The run's tables as `webtraj run` prints them, and the line naming its files."""
+        from webtraj.report.tables import run_tables
+
+        with self.open() as store:
+            tables = run_tables(store)
+        where = f"run: {self.path}" + (f"   report: {self.report}" if self.report else "")
+        return Group(tables, Text(where))
+
+    def __rich__(self) -> Group:
+        return self.tables()
+
+    def __str__(self) -> str:
+        from webtraj.report.tables import as_text
+
+        return as_text(self.tables()).rstrip("\n")
+
+    def __repr__(self) -> str:
+        n = len(self.summary.trajectories)
+        return f"Run(path={str(self.path)!r}, trajectories={n}, report={self.report is not None})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython shows the tables
+        printer.text(str(self))
 
     @classmethod
     def load(cls, path: str | Path) -> Run:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,8 @@ WEBTRAJ = Path(sys.executable).with_name("webtraj")
 
 
 def _env(tmp_path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(EXAMPLES), "RAY_AUTH_MODE": "disabled",
+    path = os.pathsep.join(filter(None, (str(EXAMPLES), os.environ.get("PYTHONPATH"))))
+    return {**os.environ, "PYTHONPATH": path, "RAY_AUTH_MODE": "disabled",
             "WEBTRAJ_LLM_CACHE": str(tmp_path / "cache.sqlite"), "COLUMNS": "200"}
 
 
@@ -116,3 +118,18 @@ def test_notebook_script(tmp_path):
     assert "success rate: 1.0" in proc.stdout
     assert "rescored success rate: 1.0" in proc.stdout
     assert _scores(tmp_path / "nb") == {f"miniwob/enter-text/{s}": 1.0 for s in range(2)}
+
+
+@pytest.mark.slow
+def test_readme_python_example(tmp_path):
+    """The README's Python example, run as written: it prints the run's tables (not a model
+    dump), and the agent it names solves the tasks it runs."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    code = re.search(r"\*\*From Python\*\*.*?```python\n(.*?)```", readme, re.S).group(1)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = proc.stdout
+    assert "metrics (notebook)" in text and "RunSummary(" not in text
+    assert re.search(r"constraints:oracle.*SR 1\.000", text, re.S), text
+    assert "report: runs/notebook/report.html" in " ".join(text.split())

@@ -118,6 +118,23 @@ def test_booking_run_summaries(booking_run):
     assert all(n >= 1 for n in per) and sum(per) == calls == judges[0]["usage"]["calls"]
 
 
+def test_a_python_run_result_prints_as_the_cli_summary(booking_run):
+    """`print(wt.run(...))` shows the tables `webtraj run` printed at its end (one rendering),
+    then the run's folder and report; its repr is one short line, not the pydantic dump."""
+    import webtraj.api as wt
+    from webtraj.report.tables import as_text
+
+    out, text, _ = booking_run
+    result = wt.Run.load(out)
+    shown = as_text(result, width=80)
+    tables, _, last = shown.rstrip("\n").rpartition("\nrun: ")
+    assert tables and tables in text  # the CLI's own table, line for line
+    assert "".join(last.split()) == f"{out}report:{out / 'report.html'}"  # maybe wrapped
+    assert str(result) == shown.rstrip("\n")
+    assert re.search(r"constraints:oracle.*SR 1\.000", str(result), re.S)
+    assert repr(result) == f"Run(path={str(out)!r}, trajectories=2, report=True)"
+
+
 def _miniwob_reply(request) -> str:
     text = request.last_user
     if "PREVIOUS ACTIONS:\nNone" not in text:

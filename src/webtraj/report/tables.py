@@ -117,6 +117,19 @@ def run_tables(store: RunStore, prices: PriceTable | None = None) -> Group:
     return Group(*parts)
 
 
+def as_text(renderable: object, width: int | None = None) -> str:
+    """A Rich renderable as the plain text a terminal of `width` columns (default: this
+    one's, else 80) shows: what `print()` of a result writes, the same table the CLI prints."""
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None, highlight=False,
+            soft_wrap=False).print(renderable)
+    return buffer.getvalue()
+
+
 def outcome_table(store: RunStore) -> Group:
     """Kept for callers of the older name: the run's tables."""
     return run_tables(store)

@@ -17,11 +17,12 @@ KNOWN = "Acct-pass-4471xq"  # the account's password (as --accounts gives it)
 TYPED = "Typed-secret-5521"  # typed into a field that turns into a text field on input
 PREFILLED = "Prefilled-secret-8830"  # set by the page, shown by a "Show" button
 APP = f"""<!doctype html><title>Account</title><h1>Account</h1>
-<label>New PIN <input type=password id=pin oninput="this.type='text'"></label>
 <label>Saved <input type=password id=saved value="{PREFILLED}"></label>
 <button onclick="document.getElementById('saved').type='text'">Show</button>
-<form method=post action=/confirm><label>Confirm password
-<input type=password name=confirm></label></form>""".encode()
+<form method=post action=/confirm>
+<label>New PIN <input type=password name=pin oninput="this.type='text'"></label>
+<label>Confirm password <input type=password name=confirm></label>
+<button>Save</button></form>""".encode()
 
 
 @pytest.fixture
@@ -70,9 +71,11 @@ async def test_typed_passwords_are_masked_or_named_and_replay_types_the_secret(
     from webtraj.agents.replay import ReplayAgent
     from webtraj.browser.config import EnvConfig, FormLogin
     from webtraj.browser.passwords import MASK
-    from webtraj.execute.episode import EpisodeSpec, run_episode
-    from webtraj.model import Action, ActionKind, ElementTarget
+    from webtraj.execute.episode import EpisodeSpec, episode_artifacts, run_episode
+    from webtraj.model import Action, ActionKind, ElementTarget, RunInfo
     from webtraj.model.task import Task
+    from webtraj.report.html import write_report
+    from webtraj.store import RunStore
 
     base, received = account_site
 
@@ -110,6 +113,16 @@ async def test_typed_passwords_are_masked_or_named_and_replay_types_the_secret(
     stored = traj.model_dump_json(exclude={"task"})  # the task is the test's own input
     assert [s for s in (KNOWN, TYPED, PREFILLED) if s in stored] == []
     assert "I will type [REDACTED] now" in stored and traj.answer == "done; the PIN is [REDACTED]"
+    # Stored as a run would store it: the HAR (the form posted the PIN under a plain name)
+    # and the report hold neither value; the report shows the masked and named actions.
+    folder = tmp_path / "one"
+    with RunStore.create(tmp_path / "run", RunInfo(name="pw")) as store:
+        store.add_trajectory(traj.model_copy(update={"task": task.model_copy(
+            update={"reference_actions": None})}), episode_artifacts(folder))
+        report = write_report(store).read_text()
+    kept = b"".join(p.read_bytes() for p in (tmp_path / "run").rglob("*") if p.is_file())
+    assert [s for s in (KNOWN, TYPED, PREFILLED) if s.encode() in kept] == []
+    assert "network.har" in episode_artifacts(folder) and "{secret:app}" in report
 
     # Replaying the stored actions types the account's password by its name.
     replayed = task.model_copy(update={"reference_actions": tuple(s.action for s in traj.steps)})

@@ -247,6 +247,10 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     finally:
         closed = await env.close()
         drop_journals(workdir)
+        har = workdir / HAR_NAME
+        if env.passwords.values and har.exists():  # a typed password may have been sent
+            await asyncio.to_thread(lambda: har.write_bytes(redactor.json_bytes(
+                har.read_bytes())))
     # What comes after a password was typed is kept without its value, as the steps are.
     final = obs if obs is None or not env.passwords.values else Observation.model_validate(
         redactor.data(obs.model_dump(mode="json", exclude_none=True)))

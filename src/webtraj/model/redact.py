@@ -189,6 +189,15 @@ class Redactor:
                 s = _HYPHEN_HEADER.sub(_hyphen_header, s)
         return s
 
+    def json_bytes(self, data: bytes) -> bytes:
+        """A JSON file's bytes (a HAR, an agent log), redacted as data; bytes that are not
+        JSON after all are redacted as text, never written in clear."""
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return self.text(data.decode("utf-8", "replace")).encode()
+        return orjson.dumps(self.data(obj))
+
     def _embedded_json(self, s: str) -> str | None:
         """A string that holds a JSON document (a logged request, a model's raw output),
         redacted as data; None when it is not JSON."""

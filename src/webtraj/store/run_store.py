@@ -262,16 +262,8 @@ class RunStore:
         else:
             data = content
         if dest.suffix.lower() in _JSON_ARTIFACTS:
-            data = self._redact_json_bytes(data, name)
+            data = self.redactor.json_bytes(data)
         dest.write_bytes(data)
-
-    def _redact_json_bytes(self, data: bytes, name: str) -> bytes:
-        try:
-            obj = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            # Not JSON after all: still never write secrets in clear.
-            return self.redactor.text(data.decode("utf-8", "replace")).encode()
-        return orjson.dumps(self.redactor.data(obj))
 
     def load_trajectory(self, trajectory_id: str) -> Trajectory:
         return Trajectory.load(self.trajectory_dir(trajectory_id) / TRAJECTORY_JSON)

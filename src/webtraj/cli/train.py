@@ -54,6 +54,9 @@ def train(
                                 f"names for LoRA, or all-linear ({PAPER}: q_proj,v_proj)."),
     modules_to_save: str = typer.Option("", "--modules-to-save", help="Comma-separated "
                                         "modules trained in full (e.g. lm_head)."),
+    vision_tower: bool = typer.Option(
+        False, "--vision-tower", help="A vision-language base: LoRA on the vision tower and "
+        "its projector too (default: the language model only, the vision tower frozen)."),
     scheduler: str = typer.Option("cosine", "--scheduler", help="cosine | linear | constant "
                                   f"| constant_with_warmup ({PAPER}: cosine)."),
     warmup: float = typer.Option(0.03, "--warmup", min=0, max=0.99,
@@ -101,7 +104,8 @@ def train(
             lora=LoraSettings(r=lora_r, alpha=lora_alpha, dropout=lora_dropout,
                               targets=tuple(t.strip() for t in targets.split(",") if t.strip()),
                               modules_to_save=tuple(m.strip() for m in modules_to_save.split(",")
-                                                    if m.strip())),
+                                                    if m.strip()),
+                              vision_tower=vision_tower),
             scheduler=scheduler, warmup_ratio=warmup, seed=seed,
             merge=merge, resume=not no_resume, precision=precision,
             gradient_checkpointing=gradient_checkpointing)
@@ -163,6 +167,10 @@ def print_summary(result) -> None:  # noqa: ANN001 - TrainResult
         console.print(f"batching: {b.records_per_step} records per optimizer step over "
                       f"{b.processes} process(es), {size}, {b.layout}; attention: "
                       f"{escape(b.attention_path)}", highlight=False)
+    if result.kind == "vision":
+        console.print("vision-language model: LoRA on the language model"
+                      + (" and the vision tower" if result.vision_tower
+                         else " (vision tower frozen)"), highlight=False)
     console.print(f"adapter: {escape(str(result.adapter))}"
                   + (f"  merged: {escape(str(result.merged))}" if result.merged else ""),
                   highlight=False)

@@ -185,6 +185,46 @@ def step_loader(rows: Any, sampler: StepSampler, pad_token_id: int) -> StepLoade
                       collate_fn=StepCollator(pad_token_id, sampler.packed), num_workers=0)
 
 
+class VisionSlotRows(Dataset):
+    """Raw vision rows (prompt, completion, images), read by slot."""
+
+    def __init__(self, rows: Any) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, slot: Slot) -> dict[str, Any]:
+        return {**self.rows[slot.index], "micro": slot.micro, "filler": slot.filler}
+
+
+class VisionStepCollator:
+    """Slots of one step -> {"micro_batches": [...]}, each collated by TRL's vision collator
+    (padded); a filler micro-batch carries no loss."""
+
+    def __init__(self, collate: Any) -> None:
+        self.collate = collate
+
+    def __call__(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        groups: dict[int, list[dict[str, Any]]] = {}
+        for r in rows:
+            groups.setdefault(r["micro"], []).append(r)
+        out = []
+        for m in sorted(groups):
+            filler = all(r["filler"] for r in groups[m])
+            batch = self.collate([{k: v for k, v in r.items() if k not in ("micro", "filler")}
+                                  for r in groups[m]])
+            if filler:
+                batch["labels"].fill_(-100)
+            out.append(batch)
+        return {"micro_batches": out}
+
+
+def vision_step_loader(rows: Any, sampler: StepSampler, collate: Any) -> StepLoader:
+    return StepLoader(VisionSlotRows(rows), batch_sampler=sampler,
+                      collate_fn=VisionStepCollator(collate), num_workers=0)
+
+
 def answer_tokens(batch: dict[str, Any]) -> int:
     """Tokens that carry loss in a collated batch (labels shift by one: position 0 never
     does)."""

@@ -27,6 +27,9 @@ class LoraSettings(FrozenModel):
     # Modules trained in full beside the adapter (e.g. lm_head for a model with random
     # weights, as in the tests); none in the constraint-based evaluation paper.
     modules_to_save: tuple[str, ...] = ()
+    # A vision-language base: LoRA on the language model only (the vision tower and its
+    # projector frozen) unless this is set; ignored for a text base.
+    vision_tower: bool = False
 
 
 class TrainSettings(FrozenModel):
@@ -107,6 +110,10 @@ class BatchingReport(FrozenModel):
 
 
 class TrainResult(FrozenModel):
+    # text: a causal LM on chat text; vision: a vision-language model on records with images
+    kind: Literal["text", "vision"] = "text"
+    # vision: whether LoRA adapted the vision tower and projector too
+    vision_tower: bool = False
     out: Path
     adapter: Path
     merged: Path | None = None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from webtraj.model.errors import InputError
+from webtraj.train import vision
 from webtraj.train.config import (
     BatchingReport,
     EpochLoss,
@@ -23,7 +24,7 @@ from webtraj.train.config import (
     TrainConfig,
     TrainResult,
 )
-from webtraj.train.data import cut_long, read_split, to_rows
+from webtraj.train.data import Example, cut_long, read_split, to_rows, to_vision_dataset
 
 ProgressFn = Callable[[int, int, float | None], None]
 CHECKPOINTS = "checkpoints"
@@ -131,18 +132,23 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
     if not train_file.exists():
         raise InputError("no train.jsonl (write one with webtraj curate or webtraj mind2web "
                          "export-sft)", file=cfg.data)
-    tok = load_tokenizer(cfg.base)
+    kind = vision.model_kind(cfg.base)
+    tok = vision.load_processor(cfg.base) if kind == "vision" else load_tokenizer(cfg.base)
     reports = []
     splits = {}
     token_total = 0
+    train_lengths: list[int] = []
     for split, path in (("train", train_file), ("validation", val_file)):
-        kept, lengths, report = cut_long(tok, split, read_split(path), cfg.max_length)
+        examples = read_split(path)
+        _check_kind(kind, examples, path, cfg)
+        kept, lengths, report = cut_long(tok, split, examples, cfg.max_length)
         reports.append(report)
         if on_lengths:
             on_lengths(report)
         splits[split] = kept
         if split == "train":
             token_total = sum(lengths)
+            train_lengths = lengths
     if not splits["train"]:
         raise InputError(f"no training record fits max_length {cfg.max_length}",
                          file=train_file)
@@ -150,8 +156,8 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
     tokens_mode = cfg.batching == "tokens"
     accum = 1 if tokens_mode else grad_accumulation(cfg)
     report_to = _report_to(cfg)
-    model = _load_model(cfg)
-    layout, attention, path = attention_path(cfg, model)
+    model = _load_model(cfg, kind)
+    layout, attention, path = attention_path(cfg, model, kind)
     budget, budget_from = (tokens_per_batch(cfg, model) if tokens_mode else (None, None))
     cfg.out.mkdir(parents=True, exist_ok=True)
     args = SFTConfig(
@@ -171,20 +177,26 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         use_cpu=not torch.cuda.is_available(), **_precision(cfg))
     peft_config = LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
                              lora_dropout=cfg.lora.dropout, bias="none",
-                             target_modules=_targets(cfg.lora.targets), task_type="CAUSAL_LM",
+                             target_modules=(vision.lora_targets(model, cfg.lora.targets,
+                                                                 cfg.lora.vision_tower)
+                                             if kind == "vision" else _targets(cfg.lora.targets)),
+                             task_type="CAUSAL_LM",
                              modules_to_save=list(cfg.lora.modules_to_save) or None)
     losses: dict[float, dict[str, Any]] = {}
     step_losses: list[float] = []
+    rows = to_vision_dataset if kind == "vision" else (
+        lambda ex: Dataset.from_list(to_rows(ex)))
     common = dict(
         model=model, args=args, processing_class=tok, peft_config=peft_config,
-        train_dataset=Dataset.from_list(to_rows(splits["train"])),
-        eval_dataset=Dataset.from_list(to_rows(splits["validation"])) if has_val else None,
+        train_dataset=rows(splits["train"]),
+        eval_dataset=rows(splits["validation"]) if has_val else None,
         callbacks=[_callback(progress, losses, step_losses), *callbacks])
     if tokens_mode:
         from webtraj.train.step_trainer import TokenBudgetTrainer
 
         trainer = TokenBudgetTrainer(**common, records_per_step=cfg.batch_size,
-                                     tokens_per_batch=budget, packed=layout == "packed")
+                                     tokens_per_batch=budget, packed=layout == "packed",
+                                     lengths=train_lengths if kind == "vision" else None)
     else:
         trainer = SFTTrainer(**common)
     resume = last_checkpoint(cfg.out) if cfg.resume else None
@@ -200,13 +212,14 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
     tok.save_pretrained(str(adapter))
     merged = None
     if cfg.merge and trainer.is_world_process_zero():
-        merged = merge_adapter(cfg.base, adapter, cfg.out / MERGED)
+        merged = merge_adapter(cfg.base, adapter, cfg.out / MERGED, kind)
     peak = (torch.cuda.max_memory_allocated() / 2**20 if torch.cuda.is_available()
             else _peak_rss_mb())
     # Tokens trained in this session: from the resumed checkpoint's epoch to the end.
     trained = int(token_total * max(0.0, float(out.metrics.get("epoch", cfg.epochs))
                                     - _checkpoint_epoch(resume)))
     result = TrainResult(
+        kind=kind, vision_tower=kind == "vision" and cfg.lora.vision_tower,
         out=cfg.out, adapter=adapter, merged=merged, base=cfg.base,
         steps=out.global_step, epochs=cfg.epochs, train_records=len(splits["train"]),
         validation_records=len(splits["validation"]), lengths=tuple(reports),
@@ -242,7 +255,22 @@ def _report_to(cfg: TrainConfig) -> list[str] | str:
     return list(cfg.report_to) or "none"
 
 
-def _load_model(cfg: TrainConfig) -> Any:
+def _check_kind(kind: vision.Kind, examples: list[Example], path: Path,
+                cfg: TrainConfig) -> None:
+    """Records in parts (with images) need a vision-language base."""
+    if kind == "text":
+        for ex in examples:
+            if ex.multimodal:
+                raise InputError(f"this record is in the vision form (content parts"
+                                 f"{', images' if ex.images else ''}) but {cfg.base!r} is a "
+                                 "text model; train it with a vision-language base",
+                                 file=path, record=ex.line, field="messages")
+    elif cfg.packing == "on":
+        raise InputError("--packing on: a vision-language model trains on padded rows "
+                         "(TRL packs no images)", field="packing")
+
+
+def _load_model(cfg: TrainConfig, kind: vision.Kind = "text") -> Any:
     """The base model, with the attention implementation and quantization asked for."""
     import importlib.util
 
@@ -268,6 +296,8 @@ def _load_model(cfg: TrainConfig) -> Any:
         kwargs["quantization_config"] = BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
             bnb_4bit_compute_dtype=torch.bfloat16)
+    if kind == "vision":
+        return vision.load_model(cfg.base, **kwargs)
     try:
         return AutoModelForCausalLM.from_pretrained(cfg.base, **kwargs)
     except (OSError, ValueError, ImportError) as exc:
@@ -279,10 +309,12 @@ def _load_model(cfg: TrainConfig) -> Any:
 BLOCK_KERNELS = ("flash_attention_2", "flash_attention_3", "flex_attention")
 
 
-def attention_path(cfg: TrainConfig, model: Any) -> tuple[str, str, str]:
-    """(layout, attention implementation, how records are kept apart)."""
+def attention_path(cfg: TrainConfig, model: Any, kind: vision.Kind = "text"
+                   ) -> tuple[str, str, str]:
+    """(layout, attention implementation, how records are kept apart); a vision-language
+    model always pads (TRL's vision collator packs nothing)."""
     impl = str(getattr(model.config, "_attn_implementation", None) or "eager")
-    packed = cfg.batching == "tokens" and (
+    packed = kind == "text" and cfg.batching == "tokens" and (
         cfg.packing == "on" or (cfg.packing == "auto" and impl in BLOCK_KERNELS))
     if not packed:
         return "padded", impl, f"one record per row, padding masked ({impl})"
@@ -337,13 +369,19 @@ def _peak_rss_mb() -> float | None:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def merge_adapter(base: str, adapter: Path, out: Path) -> Path:
+def merge_adapter(base: str, adapter: Path, out: Path, kind: vision.Kind = "text") -> Path:
     """Fold the LoRA weights into the base model and save a plain model folder."""
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    model = AutoModelForCausalLM.from_pretrained(base, dtype="auto")
+    if kind == "vision":
+        model = vision.load_model(base, dtype="auto")
+    else:
+        model = AutoModelForCausalLM.from_pretrained(base, dtype="auto")
     merged = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
     merged.save_pretrained(str(out))
-    AutoTokenizer.from_pretrained(str(adapter)).save_pretrained(str(out))
+    if kind == "vision":
+        vision.load_processor(str(adapter)).save_pretrained(str(out))
+    else:
+        AutoTokenizer.from_pretrained(str(adapter)).save_pretrained(str(out))
     return out

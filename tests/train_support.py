@@ -61,3 +61,48 @@ def probe_ids(tok, data: Path):
 
     rec = orjson.loads((data / "train.jsonl").read_bytes().splitlines()[0])
     return torch.tensor([tok.apply_chat_template(rec["messages"], tokenize=True)["input_ids"]])
+
+
+COLORS = ((220, 30, 30), (30, 30, 220), (30, 180, 30))
+
+
+def vision_records(text_data: Path, out: Path) -> Path:
+    """The curated text records in TRL's vision form: every content a list of parts, the
+    step's user turn with an image part (a coloured page, one file per colour)."""
+    import io
+
+    from PIL import Image
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "images").mkdir(exist_ok=True)
+    for i, rgb in enumerate(COLORS):
+        buf = io.BytesIO()
+        Image.new("RGB", (96, 54), rgb).save(buf, format="PNG")
+        (out / "images" / f"{i}.png").write_bytes(buf.getvalue())
+    for split in ("train", "validation"):
+        lines = []
+        for n, line in enumerate((text_data / f"{split}.jsonl").read_bytes().splitlines()):
+            msgs = orjson.loads(line)["messages"]
+            parts = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]}
+                     for m in msgs]
+            parts[-2]["content"].append({"type": "image"})
+            lines.append(orjson.dumps({"messages": parts,
+                                       "images": [f"images/{n % len(COLORS)}.png"]}))
+        (out / f"{split}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return out
+
+
+def tiny_vlm(data: Path, out: Path) -> Path:
+    from webtraj.testing.tiny_model import build_tiny_vlm, chat_texts
+
+    return build_tiny_vlm(chat_texts(records(data)), out)
+
+
+def vision_probe(processor, data: Path):
+    """The first training record with its image, processed as the model gets it."""
+    from webtraj.train.data import open_image, read_split, with_images
+
+    ex = read_split(data / "train.jsonl")[0]
+    msgs = with_images(ex.prompt + ex.completion, [open_image(p) for p in ex.images])
+    return processor.apply_chat_template(msgs, tokenize=True, return_dict=True,
+                                         return_tensors="pt")

@@ -6,83 +6,11 @@ model."""
 
 from __future__ import annotations
 
-import io
-from pathlib import Path
-
 import orjson
 import pytest
 import torch
 
-from train_support import records
-
-COLORS = ((220, 30, 30), (30, 30, 220), (30, 180, 30))
-
-
-def vision_records(text_data: Path, out: Path) -> Path:
-    """The curated text records in TRL's vision form: every content a list of parts, the
-    step's user turn with an image part (a coloured page, one file per colour)."""
-    from PIL import Image
-
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "images").mkdir(exist_ok=True)
-    for i, rgb in enumerate(COLORS):
-        buf = io.BytesIO()
-        Image.new("RGB", (96, 54), rgb).save(buf, format="PNG")
-        (out / "images" / f"{i}.png").write_bytes(buf.getvalue())
-    for split in ("train", "validation"):
-        lines = []
-        for n, line in enumerate((text_data / f"{split}.jsonl").read_bytes().splitlines()):
-            msgs = orjson.loads(line)["messages"]
-            parts = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]}
-                     for m in msgs]
-            parts[-2]["content"].append({"type": "image"})
-            lines.append(orjson.dumps({"messages": parts,
-                                       "images": [f"images/{n % len(COLORS)}.png"]}))
-        (out / f"{split}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    return out
-
-
-@pytest.fixture(scope="module")
-def vision_data(split_data, tmp_path_factory) -> Path:
-    return vision_records(split_data, tmp_path_factory.mktemp("vdata") / "data")
-
-
-@pytest.fixture(scope="module")
-def vlm_base(split_data, tmp_path_factory) -> Path:
-    from webtraj.testing.tiny_model import build_tiny_vlm, chat_texts
-
-    return build_tiny_vlm(chat_texts(records(split_data)), tmp_path_factory.mktemp("vlm") / "b")
-
-
-def _probe(processor, data: Path):
-    """The first training record with its image, processed as the model gets it."""
-    from webtraj.train.data import open_image, read_split, with_images
-
-    ex = read_split(data / "train.jsonl")[0]
-    msgs = with_images(ex.prompt + ex.completion, [open_image(p) for p in ex.images])
-    return processor.apply_chat_template(msgs, tokenize=True, return_dict=True,
-                                         return_tensors="pt")
-
-
-@pytest.fixture(scope="module")
-def vision_trained(vision_data, vlm_base, tmp_path_factory):
-    from webtraj.train.config import LoraSettings, TrainConfig
-    from webtraj.train.sft import train
-
-    out = tmp_path_factory.mktemp("vstudent") / "out"
-    cfg = TrainConfig(data=vision_data, base=str(vlm_base), out=out, epochs=3, batch_size=4,
-                      learning_rate=1e-2, warmup_ratio=0,
-                      lora=LoraSettings(r=16, alpha=32, dropout=0.0,
-                                        modules_to_save=("lm_head",)))
-    seen = {}
-
-    def keep(model, processor):
-        model.eval()
-        with torch.no_grad():
-            seen["logits"] = model(**_probe(processor, vision_data)).logits.clone()
-            seen["names"] = [n for n, _ in model.named_modules()]
-
-    return cfg, train(cfg, on_model=keep), seen
+from train_support import vision_probe
 
 
 def test_a_vision_student_trains_on_image_records(vision_trained):
@@ -115,7 +43,7 @@ def test_the_vision_adapter_reloads_with_the_processor_and_the_trained_logits(
 
     cfg, result, seen = vision_trained
     processor = vision.load_processor(str(result.adapter))
-    x = _probe(processor, cfg.data)
+    x = vision_probe(processor, cfg.data)
     base = vision.load_model(str(vlm_base)).eval()
     with torch.no_grad():
         base_logits = base(**x).logits

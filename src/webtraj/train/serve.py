@@ -5,10 +5,14 @@ judges (`--llm base_url=http://127.0.0.1:PORT/v1,model=NAME`).
     with LocalServer(LocalModel("base", adapter="out/adapter"), name="student") as srv:
         ... srv.base_url ...
 
-For real models on GPUs, vLLM serves the same API (see docs/training.md)."""
+A vision-language student reads `image_url` parts given as data URLs (base64 PNG, JPEG,
+GIF or WebP); it fetches nothing, so a remote URL is a 400, as is an image sent to a text
+model. For real models on GPUs, vLLM serves the same API (see docs/training.md)."""
 
 from __future__ import annotations
 
+import binascii
+import io
 import threading
 import time
 import uuid
@@ -28,29 +32,66 @@ def _error(status: int, message: str, kind: str = "invalid_request_error") -> JS
     return JSONResponse({"error": {"message": message, "type": kind}}, status_code=status)
 
 
-def _text(content: Any) -> str | None:
-    """Message content as text: a string, or the text parts of a content list."""
+class BadRequest(ValueError):
+    """A request the server answers with 400 and this message."""
+
+
+def _image(part: dict[str, Any], where: str) -> Any:
+    """The PIL image of an image_url part; only data URLs (the server fetches nothing)."""
+    from PIL import Image, UnidentifiedImageError
+
+    from webtraj.llm.images import decode_data_url
+
+    url = (part.get("image_url") or {}).get("url") if isinstance(
+        part.get("image_url"), dict) else part.get("image_url")
+    if not isinstance(url, str):
+        raise BadRequest(f"{where}.image_url.url must be a string")
+    if not url.startswith("data:"):
+        raise BadRequest(f"{where}: only data URLs (data:image/png;base64,...) are accepted; "
+                         "serve-local fetches no remote images")
+    try:
+        _, data = decode_data_url(url)
+        with Image.open(io.BytesIO(data)) as img:
+            img.load()
+            return img
+    except (ValueError, binascii.Error, UnidentifiedImageError, OSError) as exc:
+        raise BadRequest(f"{where}: not a readable base64 image ({exc})") from None
+
+
+def _content(content: Any, where: str, images: bool) -> str | list[dict[str, Any]]:
+    """A string, or the parts of a content list: text parts joined into a string for a text
+    model; text and image parts (images decoded) for a vision model."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict)]
-        if all(isinstance(p, str) for p in parts):
-            return "".join(parts)
-    return None
+    if not isinstance(content, list):
+        raise BadRequest(f"{where}.content must be a string or a list of parts")
+    parts: list[dict[str, Any]] = []
+    for j, p in enumerate(content):
+        at = f"{where}.content[{j}]"
+        kind = p.get("type") if isinstance(p, dict) else None
+        if kind == "text" and isinstance(p.get("text"), str):
+            parts.append({"type": "text", "text": p["text"]})
+        elif kind == "image_url":
+            if not images:
+                raise BadRequest(f"{at}: this model reads no images (a text model)")
+            parts.append({"type": "image", "image": _image(p, at)})
+        else:
+            raise BadRequest(f"{at} must be a text part or an image_url part")
+    if not images:
+        return "".join(p["text"] for p in parts)
+    return parts
 
 
-def _messages(body: dict[str, Any]) -> list[dict[str, str]] | str:
+def _messages(body: dict[str, Any], images: bool) -> list[dict[str, Any]]:
     msgs = body.get("messages")
     if not isinstance(msgs, list) or not msgs:
-        return "'messages' must be a non-empty list"
+        raise BadRequest("'messages' must be a non-empty list")
     out = []
     for i, m in enumerate(msgs):
         if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            return f"messages[{i}] needs a 'role'"
-        text = _text(m.get("content"))
-        if text is None:
-            return f"messages[{i}].content must be text (this server reads no images)"
-        out.append({"role": m["role"], "content": text})
+            raise BadRequest(f"messages[{i}] needs a 'role'")
+        out.append({"role": m["role"],
+                    "content": _content(m.get("content"), f"messages[{i}]", images)})
     return out
 
 
@@ -82,9 +123,10 @@ def build_app(model: LocalModel, name: str) -> Starlette:
             return _error(400, "streaming is not supported by serve-local")
         if (body.get("n") or 1) != 1:
             return _error(400, "only n=1 is supported by serve-local")
-        msgs = _messages(body)
-        if isinstance(msgs, str):
-            return _error(400, msgs)
+        try:
+            msgs = _messages(body, model.reads_images)
+        except BadRequest as exc:
+            return _error(400, str(exc))
         stop = body.get("stop")
         stop = [stop] if isinstance(stop, str) else stop
         if stop is not None and not (isinstance(stop, list)

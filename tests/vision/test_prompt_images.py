@@ -142,3 +142,24 @@ def test_a_step_without_screenshot_says_so_and_bad_options_are_refused(tmp_path)
             TASK, obs.model_copy(update={"screenshot": "../x.png"}), [], files=tmp_path)
     assert {m.value for m in ObservationMode} == {"tree", "screenshot", "som",
                                                   "tree+screenshot", "tree+som"}
+
+
+def test_a_run_refuses_an_image_observation_without_screenshots(tmp_path):
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
+
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"task_id": "t", "intent": "x", "start_url": "http://127.0.0.1:9/"}\n')
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, [
+        "run", "--tasks", str(tasks), "--agent", "llm", "--agent-option",
+        "observation=tree+screenshot", "--no-screenshots",
+        "--llm", "base_url=http://127.0.0.1:9/v1,model=x", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "cannot run with --no-screenshots" in " ".join(result.output.split())
+    assert not out.exists()
+    bad = CliRunner().invoke(app, [
+        "run", "--tasks", str(tasks), "--agent", "llm", "--agent-option", "observation=video",
+        "--llm", "base_url=http://127.0.0.1:9/v1,model=x", "--out", str(out)])
+    assert bad.exit_code == 2 and "option observation" in bad.output

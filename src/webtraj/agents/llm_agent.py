@@ -4,9 +4,14 @@ the LLM layer; what it sends is `PromptBuilder`'s (the curated records' prompts 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
-from webtraj.agents.prompt_builder import Prompt, PromptBuilder, PromptOptions, typed
+from webtraj.agents.prompt_builder import (
+    Folder,
+    Prompt,
+    PromptBuilder,
+    PromptOptions,
+    typed,
+)
 from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.agents.protocol import AgentDecision, episode_files
 from webtraj.agents.usage import counted
@@ -27,16 +32,18 @@ class LLMAgent:
         self.options = self.prompt.options
         self.action_set = self.options.action_set
         self.system_prompt = self.prompt.system
+        # A run must store each step's screenshot for this agent to see it.
+        self.needs_screenshots = self.options.observation.image is not None
 
     def build(self, task: Task, observation: Observation, history: Sequence[Step],
-              files: Path | None = None) -> Prompt:
+              files: Folder | None = None) -> Prompt:
         """The step's prompt; its screenshot is read in `files` (by default the current
         episode's folder)."""
         return self.prompt.build(task, observation, history,
                                  files=files if files is not None else episode_files())
 
     def messages(self, task: Task, observation: Observation,
-                 history: Sequence[Step], files: Path | None = None) -> list[Message]:
+                 history: Sequence[Step], files: Folder | None = None) -> list[Message]:
         return typed(self.build(task, observation, history, files).turns)
 
     async def act(self, task: Task, observation: Observation,

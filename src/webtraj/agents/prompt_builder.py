@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import Field, model_serializer, model_validator
 
@@ -138,14 +138,30 @@ class Prompt:
         return self.image.view if self.image is not None else None
 
 
-def screenshot_bytes(observation: Observation, files: Path | None) -> bytes | None:
-    """The step's stored screenshot, read inside `files` (the trajectory folder); None when
-    the step has none or the file is gone."""
+class FileReader(Protocol):
+    """A trajectory folder read by name (the viewer's, which never follows a link)."""
+
+    def read(self, name: str) -> bytes: ...
+
+
+# Where a trajectory's files are: its folder, or a reader of it.
+Folder = Path | FileReader
+
+
+def screenshot_bytes(observation: Observation, files: Folder | None
+                     ) -> bytes | None:
+    """The step's stored screenshot, read inside `files` (the trajectory folder, or a reader
+    of it); None when the step has none or the file is gone."""
     if observation.screenshot is None:
         return None
     if files is None:
         raise InputError("a prompt with images needs the trajectory folder its screenshots "
                          "are in", field="observation.screenshot")
+    if not isinstance(files, Path):
+        try:
+            return files.read(observation.screenshot)
+        except (LookupError, OSError):  # the reader refused it or it is gone
+            return None
     root = files.resolve()
     path = (root / observation.screenshot).resolve()
     if not path.is_relative_to(root):
@@ -157,7 +173,7 @@ def screenshot_bytes(observation: Observation, files: Path | None) -> bytes | No
         return None
 
 
-def step_image(observation: Observation, files: Path | None, image: str,
+def step_image(observation: Observation, files: Folder | None, image: str,
                max_side: int) -> StepImage | None:
     """The image of `observation` as a vision model is sent it: the screenshot downscaled by
     the one rule (`fit_image`), with the ids drawn at their boxes for `som`."""
@@ -203,7 +219,7 @@ class PromptBuilder:
         return tree
 
     def build(self, task: Task, observation: Observation,
-              history: Sequence[Step] | PromptHistory, *, files: Path | None = None
+              history: Sequence[Step] | PromptHistory, *, files: Folder | None = None
               ) -> Prompt:
         """The step's prompt; `files` is the trajectory folder its screenshot is in (needed
         only when the options send images)."""
@@ -232,14 +248,14 @@ class PromptBuilder:
         return Prompt(turns=out, image=image)
 
     def turns(self, task: Task, observation: Observation,
-              history: Sequence[Step] | PromptHistory, *, files: Path | None = None
+              history: Sequence[Step] | PromptHistory, *, files: Folder | None = None
               ) -> list[Turn]:
         """The messages in wire form: system, the worked example (when used), the step's
         user turn."""
         return self.build(task, observation, history, files=files).turns
 
     def messages(self, task: Task, observation: Observation,
-                 history: Sequence[Step] | PromptHistory, *, files: Path | None = None
+                 history: Sequence[Step] | PromptHistory, *, files: Folder | None = None
                  ) -> list[Message]:
         """The same messages, typed for the LLM client."""
         return typed(self.turns(task, observation, history, files=files))

@@ -106,7 +106,12 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     if (config.suite is None) == (config.tasks_file is None):
         raise ValueError("give exactly one of a suite or a tasks file")
     if agent is None:  # fail fast on a bad agent or option, before any browser starts
-        make_agent(config.agent, llm=config.llm, no_cache=True, options=config.agent_options)
+        agent_ = make_agent(config.agent, llm=config.llm, no_cache=True,
+                            options=config.agent_options)
+        if getattr(agent_, "needs_screenshots", False) and not config.screenshots:
+            raise InputError(f"agent {config.agent!r} is sent each step's screenshot "
+                             f"(its observation option): it cannot run with --no-screenshots",
+                             field="--no-screenshots")
     for i, evaluator in enumerate(config.evaluators):
         check_evaluator(evaluator, record=f"--evaluator {i + 1}")
     suite = suite_of_config(config)

@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webtraj.evaluate.metrics import family_of
+from webtraj.formats.image_header import sniff_mime
 from webtraj.model.errors import InputError
 from webtraj.model.ordering import difficulty_key, group_key, natural_key
 from webtraj.model.trajectory import Trajectory
@@ -33,7 +34,7 @@ from webtraj.view.detail import load_trajectory, load_view, png_size
 from webtraj.view.files import NotInRun, TrajectoryFiles
 from webtraj.view.network import PAGE_SIZE as NET_PAGE_SIZE
 from webtraj.view.network import STATUSES, TYPES, NetworkQuery, read_network
-from webtraj.view.prompts import REBUILDABLE, rebuild
+from webtraj.view.prompts import REBUILDABLE, RebuiltPrompt, rebuild
 from webtraj.view.readable import details_html
 from webtraj.view.runs import DAMAGE, Catalog, RunRef, connect, damage_text, load_info, run_row
 from webtraj.view.stats import run_stats
@@ -180,6 +181,18 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         return _page("network.html", ref=ref, t=traj, net=net, groups=groups, pg=pg,
                      rows=rows, matching=matching, query=query, pages=pages)
 
+    def step_prompt(ref: RunRef, files: TrajectoryFiles, traj: Trajectory,
+                    p: QueryParams) -> tuple[int, RebuiltPrompt | None]:
+        """The step `i` of the query and its rebuilt prompt."""
+        index = _page_number(p, "i") if p.get("i") not in (None, "", "0") else 0
+        if index >= len(traj.steps):
+            raise HTTPException(400, f"i must be a step index from 0 to {len(traj.steps) - 1}")
+        try:
+            info = load_info(ref)
+        except DAMAGE:
+            info = None
+        return index, rebuild(traj, index, info, files)
+
     def prompt_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
@@ -188,15 +201,25 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
             traj = load_trajectory(files)
         except DAMAGE as exc:
             return _unreadable(ref, files, exc)
-        index = _page_number(p, "i") if p.get("i") not in (None, "", "0") else 0
-        if index >= len(traj.steps):
-            raise HTTPException(400, f"i must be a step index from 0 to {len(traj.steps) - 1}")
-        try:
-            info = load_info(ref)
-        except DAMAGE:
-            info = None
+        index, prompt = step_prompt(ref, files, traj, p)
         return _page("prompt.html", ref=ref, t=traj, index=index, step=traj.steps[index],
-                     prompt=rebuild(traj, index, info))
+                     prompt=prompt)
+
+    def prompt_image(request: Request) -> Response:
+        """The image a step's prompt carried, as the model got it (rebuilt by the agent's
+        rule from the stored screenshot)."""
+        p = request.query_params
+        ref = ref_or_404(p.get("r"))
+        files = _files(ref, p.get("t") or "")
+        try:
+            traj = load_trajectory(files)
+        except DAMAGE:
+            raise HTTPException(404, "this trajectory cannot be read") from None
+        _, prompt = step_prompt(ref, files, traj, p)
+        if prompt is None or prompt.image is None:
+            raise HTTPException(404, "this step's prompt carried no image")
+        return Response(prompt.image, media_type=sniff_mime(prompt.image), headers={
+            "Content-Security-Policy": "sandbox", "Cache-Control": "no-store"})
 
     def artifact(request: Request) -> Response:
         p = request.query_params
@@ -286,6 +309,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         Route("/trajectory", trajectory_page, methods=["GET"]),
         Route("/network", network_page, methods=["GET"]),
         Route("/prompt", prompt_page, methods=["GET"]),
+        Route("/prompt-image", prompt_image, methods=["GET"]),
         Route("/file", artifact, methods=["GET"]),
         Route("/compare", compare_page, methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("webtraj.view", "static")]), name="static"),

@@ -16,9 +16,11 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 KNOWN = "Acct-pass-4471xq"  # the account's password (as --accounts gives it)
 TYPED = "Typed-secret-5521"  # typed into a field that turns into a text field on input
 PREFILLED = "Prefilled-secret-8830"  # set by the page, shown by a "Show" button
+KEYED = "Keyed-secret-6612"  # typed by keyboard into the focused password field
 APP = f"""<!doctype html><title>Account</title><h1>Account</h1>
 <label>Saved <input type=password id=saved value="{PREFILLED}"></label>
 <button onclick="document.getElementById('saved').type='text'">Show</button>
+<label>Token <input type=password id=token></label>
 <form method=post action=/confirm>
 <label>New PIN <input type=password name=pin oninput="this.type='text'"></label>
 <label>Confirm password <input type=password name=confirm></label>
@@ -93,6 +95,8 @@ async def test_typed_passwords_are_masked_or_named_and_replay_types_the_secret(
 
     actions = (typing("New PIN", TYPED),
                Action(kind=ActionKind.CLICK, target=ElementTarget(role="button", name="Show")),
+               Action(kind=ActionKind.CLICK, target=ElementTarget(role="textbox", name="Token")),
+               Action(kind=ActionKind.KEYBOARD_TYPE, value=KEYED),
                typing("Confirm password", KNOWN, enter=True),
                Action(kind=ActionKind.STOP, value=f"done; the PIN is {TYPED}"))
     task = Task(task_id="account", intent="set a PIN", site="app", start_url=f"{base}/app",
@@ -102,16 +106,16 @@ async def test_typed_passwords_are_masked_or_named_and_replay_types_the_secret(
     spec = EpisodeSpec(task=task, agent="replay", screenshots=False, timeout_s=120)
     traj = await run_episode(browser, Chatty(), spec, tmp_path / "one", env_config=config)
     assert traj.error is None, traj.error
-    assert [s.action.value for s in traj.steps[:3]] == [MASK, None, "{secret:app}"]
+    assert [s.action.value for s in traj.steps[:5]] == [MASK, None, None, MASK, "{secret:app}"]
     assert received == [("/login", KNOWN), ("/confirm", KNOWN)]  # the page got the real ones
     # The PIN field turned into a text field and "Show" revealed the saved one: both masked
     # by their history in every later tree.
-    for step in traj.steps[1:3]:
+    for step in traj.steps[1:5]:
         lines = [ln for ln in step.observation.axtree.splitlines()
                  if "New PIN" in ln or "Saved" in ln]
         assert lines and all(f"value={MASK}]" in ln for ln in lines), lines
     stored = traj.model_dump_json(exclude={"task"})  # the task is the test's own input
-    assert [s for s in (KNOWN, TYPED, PREFILLED) if s in stored] == []
+    assert [s for s in (KNOWN, TYPED, PREFILLED, KEYED) if s in stored] == []
     assert "I will type [REDACTED] now" in stored and traj.answer == "done; the PIN is [REDACTED]"
     # Stored as a run would store it: the HAR (the form posted the PIN under a plain name)
     # and the report hold neither value; the report shows the masked and named actions.
@@ -121,7 +125,7 @@ async def test_typed_passwords_are_masked_or_named_and_replay_types_the_secret(
             update={"reference_actions": None})}), episode_artifacts(folder))
         report = write_report(store).read_text()
     kept = b"".join(p.read_bytes() for p in (tmp_path / "run").rglob("*") if p.is_file())
-    assert [s for s in (KNOWN, TYPED, PREFILLED) if s.encode() in kept] == []
+    assert [s for s in (KNOWN, TYPED, PREFILLED, KEYED) if s.encode() in kept] == []
     assert "network.har" in episode_artifacts(folder) and "{secret:app}" in report
 
     # Replaying the stored actions types the account's password by its name.

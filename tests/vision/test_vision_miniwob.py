@@ -17,7 +17,7 @@ from webtraj.execute.episode import EpisodeSpec, run_episode
 from webtraj.llm import LLMClient, ModelSpec
 from webtraj.model.action import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer
-from webtraj.testing.vision import Blob, blobs, largest, request_image
+from webtraj.testing.vision import Blob, blobs, element_at, largest, request_image
 
 pytest.importorskip("miniwob", reason="the MiniWoB++ suite needs the 'miniwob' extra")
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -47,7 +47,7 @@ def _at(b: Blob) -> str:
 def _vision_model(request) -> str:
     """Reads the task from the text and everything else from the image."""
     text = request.messages[-1]["content"][0]["text"]
-    assert "TREE:" not in text  # the page is only the image
+    by_id = "TREE:" in text  # tree+som: found in the image, answered by the tree's id there
     task = re.search(r"^TASK: (.*)$", text, re.M).group(1)
     done = len(re.findall(r"^\d+\. ", text, re.M))
     img = request_image(request)
@@ -55,6 +55,8 @@ def _vision_model(request) -> str:
         if done:
             return _act("Clicked.", "stop []")
         box = largest(blobs(img, COLORS[m.group(1)], tolerance=8, region=_area()))
+        if by_id:
+            return _act(f"The {m.group(1)} box.", f"click [{element_at(text, box.cx, box.cy)}]")
         return _act(f"The {m.group(1)} box.", f"mouse_click {_at(box)}")
     if (m := re.search(r"grid coordinate \((-?\d),(-?\d)\)", task)):
         if done:
@@ -83,13 +85,15 @@ def miniwob_server():
         yield server
 
 
-async def _reward(browser, server, tmp_path, name: str, seed: int) -> float:
+async def _episode(browser, server, tmp_path, name: str, seed: int,
+                   observation: str = "screenshot"):
+    """The episode's trajectory and the page's own reward."""
     from webtraj.suites.miniwob.tasks import build_tasks
 
     [task], failed = await asyncio.to_thread(build_tasks, server.base_url, [name], [seed])
     assert failed == []
-    options = PromptOptions(observation="screenshot", action_set="coords",
-                            image_max_side=MAX_SIDE)
+    options = PromptOptions(observation=observation, image_max_side=MAX_SIDE,
+                            action_set="coords" if observation == "screenshot" else "both")
     workdir = tmp_path / f"{name}-{seed}"
     with ScriptedLLMServer(default=_vision_model) as llm:
         async with LLMClient(ModelSpec(base_url=llm.base_url, model="scripted")) as client:
@@ -99,7 +103,11 @@ async def _reward(browser, server, tmp_path, name: str, seed: int) -> float:
         assert all(r.n_images == 1 for r in llm.requests)
     assert [s.error for s in traj.steps if s.error] == []
     [score] = await create({"evaluator": "miniwob"}).evaluate(traj, workdir)
-    return score.details["raw_reward"]
+    return traj, score.details["raw_reward"]
+
+
+async def _reward(browser, server, tmp_path, name: str, seed: int) -> float:
+    return (await _episode(browser, server, tmp_path, name, seed))[1]
 
 
 async def test_a_vision_agent_earns_a_reward_on_click_color(browser, miniwob_server, tmp_path):
@@ -113,3 +121,14 @@ async def test_a_vision_agent_earns_a_reward_on_click_color(browser, miniwob_ser
 async def test_a_vision_agent_earns_rewards_on_pointer_tasks(browser, miniwob_server,
                                                              tmp_path, name, seed):
     assert await _reward(browser, miniwob_server, tmp_path, name, seed) > 0
+
+
+@pytest.mark.slow
+async def test_a_set_of_marks_agent_answers_by_id(browser, miniwob_server, tmp_path):
+    """tree+som: the target found in the image, answered with the id whose point (in the
+    image's pixels) is there; the box has no role, so only marking gives it that id."""
+    traj, reward = await _episode(browser, miniwob_server, tmp_path, "click-color", 2,
+                                  observation="tree+som")
+    assert reward > 0
+    first = traj.steps[0]
+    assert first.action.kind == "click" and first.action.element_id.startswith("n")

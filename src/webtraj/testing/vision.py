@@ -13,6 +13,7 @@ Points are in the pixels of the image received (what a vision model answers). Ne
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,3 +113,20 @@ def largest(found: list[Blob]) -> Blob:
     if not found:
         raise ValueError("no region of that colour in the image")
     return found[0]
+
+
+_AT = re.compile(r"^\s*\[([^\]]+)\].*\(at (-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)\)\s*$")
+
+
+def element_at(text: str, x: float, y: float) -> str | None:
+    """The id of the tree line whose point (`(at x,y)`, in the image's pixels when the prompt
+    has an image) is nearest to (x, y): how a scripted model that found its target in the
+    image answers by id."""
+    best: tuple[float, str] | None = None
+    for line in text.splitlines():
+        m = _AT.match(line)
+        if m:
+            d = (float(m.group(2)) - x) ** 2 + (float(m.group(3)) - y) ** 2
+            if best is None or d < best[0]:
+                best = (d, m.group(1))
+    return best[1] if best else None

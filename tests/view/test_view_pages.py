@@ -72,7 +72,7 @@ def ux_root(tmp_path_factory) -> Path:
                      "url": "http://127.0.0.1:8001/", "accepted": True, "time": 1.0}],
         "downloads": [{"url": "http://127.0.0.1:8001/r.pdf",
                        "suggested_filename": "r.pdf", "file": "r.pdf", "bytes": 1234,
-                       "sha256": "ab" * 32, "time": 2.0}]})
+                       "sha256": "ab" * 32, "time": 2.0, "cut_at": 1234, "cut_by": "file"}]})
     items = [(_llm_trajectory(), [csr_score([[], ALL[:1], ALL, ALL]), details], None),
              (har_traj, [], {"network.har": _har(N_REQUESTS)})]
     base = traj(task(3, difficulty="medium"), ["10", "stop"])
@@ -145,6 +145,7 @@ async def test_ten_thousand_requests_grouped_filtered_paged(ux_viewer, page):
     # what the browser answered or refused is shown with the requests
     assert "Hello <b>there</b>" in await page.inner_text("#dialogs")
     assert "r.pdf" in await page.inner_text("#downloads")
+    assert "1234 (cut at the file cap)" in await page.inner_text("#downloads")
     total = N_REQUESTS + 2  # and the two the guard refused
     await page.click("#all-requests")
     assert await page.locator("#network tr.req").count() == 100

@@ -55,18 +55,22 @@ def _viewer_pages(root: Path, key: str) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def booking_run(tmp_path_factory) -> tuple[Path, str, str]:
-    """A replay run of two booking tasks: (run, stdout, all output)."""
+def booking_run(tmp_path_factory) -> tuple[Path, str, str, str]:
+    """A replay run of two booking tasks: (run, stdout, all output, the Python API's result
+    printed then, before any test re-scores the run)."""
+    import webtraj.api as wt
+    from webtraj.report.tables import as_text
+
     out = tmp_path_factory.mktemp("booking") / "runs" / "booking"
     res = runner.invoke(app, ["run", "--suite", "booking", "--agent", "replay", "--today",
                               SANDBOX_TODAY, "--task-ids", "booking.hotels.01,booking.cars.01",
                               "--out", str(out)], env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.output
-    return out, res.stdout, res.output
+    return out, res.stdout, res.output, as_text(wt.Run.load(out), width=80)
 
 
 def test_booking_run_summaries(booking_run):
-    out, text, output = booking_run
+    out, text, output, _ = booking_run
     tmp_path = out.parent.parent
     _fits(text)
     # Output is not a terminal: plain progress lines, one per episode of a short run.
@@ -124,14 +128,13 @@ def test_a_python_run_result_prints_as_the_cli_summary(booking_run):
     import webtraj.api as wt
     from webtraj.report.tables import as_text
 
-    out, text, _ = booking_run
-    result = wt.Run.load(out)
-    shown = as_text(result, width=80)
+    out, text, _, shown = booking_run
     tables, _, last = shown.rstrip("\n").rpartition("\nrun: ")
     assert tables and tables in text  # the CLI's own table, line for line
     assert "".join(last.split()) == f"{out}report:{out / 'report.html'}"  # maybe wrapped
-    assert str(result) == shown.rstrip("\n")
-    assert re.search(r"constraints:oracle.*SR 1\.000", str(result), re.S)
+    assert re.search(r"constraints:oracle.*SR 1\.000", shown, re.S)
+    result = wt.Run.load(out)
+    assert str(result) == as_text(result).rstrip("\n")
     assert repr(result) == f"Run(path={str(out)!r}, trajectories=2, report=True)"
 
 

@@ -8,7 +8,7 @@ import orjson
 from factories import make_trajectory
 from webtraj.model import Trajectory
 from webtraj.store import RunStore
-from webtraj.view.files import TrajectoryFiles
+from webtraj.store.files import TrajectoryFiles
 from webtraj.view.network import read_network
 
 # Episode records as trajectory schema version 4 wrote them: `metadata` keys of plain JSON.

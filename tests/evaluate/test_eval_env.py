@@ -41,12 +41,12 @@ def test_trace_cache_reads_each_trace_once_and_keeps_one(tmp_path):
     a = _har(tmp_path / "a.har", ["http://127.0.0.1/a"])
     b = _har(tmp_path / "b.har", ["http://127.0.0.1/b1", "http://127.0.0.1/b2"])
     cache = TraceCache()
-    first = cache.entries(a)
+    first = cache.entries(tmp_path, a.name)
     assert [e["request"]["url"] for e in first] == ["http://127.0.0.1/a"]
     a.write_bytes(b"not read again")  # the second evaluator of this trajectory gets the same
-    assert cache.entries(tmp_path / "." / "a.har") is first
-    assert len(cache.entries(b)) == 2
+    assert cache.entries(tmp_path / ".", "a.har") is first
+    assert len(cache.entries(tmp_path, b.name)) == 2
     # Another trajectory's trace replaces it: `a` is read again (and is now broken).
     with pytest.raises(InputError):
-        cache.entries(a)
-    assert len(cache.entries(b)) == 2  # a failed read keeps nothing stale
+        cache.entries(tmp_path, a.name)
+    assert len(cache.entries(tmp_path, b.name)) == 2  # a failed read keeps nothing stale

@@ -23,8 +23,9 @@ from pydantic import BaseModel, ConfigDict
 
 from webtraj.evaluate.metrics import Family, Metric, declare
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.formats.har import load_trace
+from webtraj.formats.har import parse_trace
 from webtraj.model import InputError, Score, Trajectory
+from webtraj.store.files import read_artifact
 from webtraj.suites.miniwob.paths import REWARD_PATH, START_PATH
 
 NAME = "miniwob"
@@ -98,16 +99,16 @@ class MiniWoBEvaluator(SyncEvaluator):
             if trajectory.error:
                 why += f"; the episode failed: {trajectory.error}"
             return [Score.unscored(NAME, why, error=trajectory.error is None)]
-        path = (artifacts or Path(".")) / trajectory.network_trace
+        folder, name = artifacts or Path("."), trajectory.network_trace
         try:
-            entries = load_trace(path)
+            entries = parse_trace(read_artifact(folder, name), name, file=f"{folder}/{name}")
         except InputError as exc:
             return [Score.unscored(NAME, str(exc), error=True)]
         starts = _events(entries, START_PATH)
         rewards = _events(entries, REWARD_PATH)
         if not starts:
             return [Score.unscored(NAME, "the MiniWoB++ page never started its episode "
-                                   f"(no {START_PATH} request in {path.name})")]
+                                   f"(no {START_PATH} request in {name})")]
         query = starts[0][1].get("query")
         if self.options.check_intent and str(query).strip() != trajectory.task.intent.strip():
             return [Score.unscored(NAME, f"the page showed the instruction {query!r}, not the "

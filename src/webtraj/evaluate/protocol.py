@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from webtraj.formats.har import HarEntry, load_trace
+from webtraj.formats.har import HarEntry, parse_trace
 from webtraj.model import Score, Trajectory
+from webtraj.store.files import read_artifact
 
 if TYPE_CHECKING:  # the client and the sandbox are built by the run's scoring, not here
     from webtraj.llm import LLMClient
@@ -28,17 +29,20 @@ SiteBase = str | tuple[str, ...] | list[str]
 class TraceCache:
     """The parsed network trace of the trajectory being scored, shared by the evaluators
     that read it (several WebArena-Verified checks on one HAR parse it once); one trace is
-    kept at a time."""
+    kept at a time. The trace is read through `store.files` (a link, or a name that leaves
+    the trajectory's folder, is refused: InputError with the reason)."""
 
     def __init__(self) -> None:
-        self._path: Path | None = None
+        self._key: tuple[str, str] | None = None
         self._entries: list[HarEntry] = []
 
-    def entries(self, path: Path) -> list[HarEntry]:
-        path = path.resolve()
-        if path != self._path:
-            self._path, self._entries = None, []  # a trace that fails to load is not kept
-            self._entries, self._path = load_trace(path), path
+    def entries(self, folder: Path, name: str) -> list[HarEntry]:
+        key = (str(folder.absolute()), name)
+        if key != self._key:
+            self._key, self._entries = None, []  # a trace that fails to load is not kept
+            data = read_artifact(folder, name)
+            self._entries = parse_trace(data, name, file=f"{folder}/{name}")
+            self._key = key
         return self._entries
 
 

@@ -6,6 +6,7 @@ orjson on a memory map, so the file's bytes are not copied onto the Python heap.
 
 from __future__ import annotations
 
+import io
 import mmap
 import zipfile
 from collections.abc import Callable
@@ -45,9 +46,37 @@ def _read_json(path: Path) -> Any:
         raise InputError(f"invalid or truncated JSON: {exc}", file=path) from None
 
 
+def parse_trace(data: bytes, name: str, *, file: str | Path | None = None
+                ) -> list[dict[str, Any]]:
+    """Entries of a trace already read (a HAR, a Playwright trace `.zip` or `trace.network`,
+    by `name`): what a reader that opens files itself (`store.files`) parses."""
+    file = file if file is not None else name
+    if name.endswith(".zip"):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                raw = zf.read("trace.network")
+        except KeyError:
+            raise InputError("no 'trace.network' in the trace archive", file=file) from None
+        except zipfile.BadZipFile as exc:
+            raise InputError(f"cannot read trace: {exc}", file=file) from None
+        return _network_entries(raw, file)
+    if name.endswith(".network"):
+        return _network_entries(data, file)
+    if not data:
+        raise InputError("empty file (no HAR data)", file=file)
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"invalid or truncated JSON: {exc}", file=file) from None
+    return _har_entries(obj, file)
+
+
 def load_har(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
-    data = _read_json(path)
+    return _har_entries(_read_json(path), path)
+
+
+def _har_entries(data: Any, path: str | Path) -> list[dict[str, Any]]:
     if not isinstance(data, dict) or not isinstance(data.get("log"), dict):
         raise InputError("not a HAR file: missing the 'log' object", file=path, field="log")
     entries = data["log"].get("entries")
@@ -338,6 +367,10 @@ def load_playwright_trace(path: str | Path) -> list[dict[str, Any]]:
         raise InputError("no 'trace.network' in the trace archive", file=path) from None
     except (OSError, zipfile.BadZipFile) as exc:
         raise InputError(f"cannot read trace: {exc}", file=path) from None
+    return _network_entries(raw, path)
+
+
+def _network_entries(raw: bytes, path: str | Path) -> list[dict[str, Any]]:
     entries = []
     for n, line in enumerate(raw.splitlines(), 1):
         if not line.strip():

@@ -16,6 +16,7 @@ from pathlib import Path
 from webtraj.model.errors import InputError
 from webtraj.model.score import Score, StepMatches
 from webtraj.model.trajectory import Trajectory
+from webtraj.store.files import NotInRun, RunTrajectories
 from webtraj.store.index import connect_read_only, score_matches_from_row
 from webtraj.store.run_store import INDEX_DB, TRAJECTORIES, TRAJECTORY_JSON
 
@@ -79,30 +80,22 @@ class RawChunk:
 
 
 def read_chunk(root: Path, ids: Sequence[str], evaluators: Sequence[str]) -> RawChunk:
+    """The chunk's trajectory.json files, each read through `store.files` (a linked file or
+    folder is refused and named), and their chosen score rows."""
     with connect_ro(root) as conn:
         rows = _score_rows(conn, ids, evaluators)
     files = []
-    for tid in ids:
-        path = _trajectory_file(str(root), tid)
-        try:
-            files.append((tid, _read_bytes(path), None))
-        except OSError as exc:
-            files.append((tid, None, str(InputError(f"cannot read: {exc.strerror}", file=path))))
+    with RunTrajectories(Path(root)) as run:
+        for tid in ids:
+            path = _trajectory_file(str(root), tid)
+            try:
+                files.append((tid, run.read(tid, TRAJECTORY_JSON), None))
+            except NotInRun as exc:
+                files.append((tid, None, str(InputError(f"not read: {exc}", file=path))))
+            except OSError as exc:
+                files.append((tid, None, str(InputError(f"cannot read: {exc.strerror}",
+                                                        file=path))))
     return RawChunk(root=str(root), files=tuple(files), score_rows=tuple(rows))
-
-
-def _read_bytes(path: str) -> bytes:
-    """A whole file in one read of its size: a file object and its buffer cost half as much
-    again as the read itself, 150k times."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        size = os.fstat(fd).st_size
-        data = os.read(fd, size)
-        while len(data) < size and (more := os.read(fd, size - len(data))):
-            data += more
-        return data
-    finally:
-        os.close(fd)
 
 
 def _trajectory_file(root: str, tid: str) -> str:

@@ -28,12 +28,12 @@ from webtraj.model.run import RunInfo
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
 from webtraj.store.atomic import write_bytes_atomic
+from webtraj.store.files import TRAJECTORIES, NotInRun, TrajectoryFiles
 from webtraj.store.index import RunIndex, TrajectoryRow
 from webtraj.store.lock import LOCK_FILE, RunLock
 
 RUN_JSON = "run.json"
 INDEX_DB = "index.sqlite"
-TRAJECTORIES = "trajectories"
 TRAJECTORY_JSON = "trajectory.json"
 _TMP_PREFIX = ".tmp-"
 # Artifacts that are JSON documents and may carry credentials (HAR, logs, configs).
@@ -266,7 +266,7 @@ class RunStore:
         dest.write_bytes(data)
 
     def load_trajectory(self, trajectory_id: str) -> Trajectory:
-        return Trajectory.load(self.trajectory_dir(trajectory_id) / TRAJECTORY_JSON)
+        return load_trajectory(self.root, trajectory_id)
 
     def reconcile(self) -> None:
         """Index folders that a crash left unindexed, drop half-written temporaries, and
@@ -294,7 +294,7 @@ class RunStore:
             if not entry.is_dir() or entry.name in indexed:
                 continue
             try:
-                traj = Trajectory.load(entry / TRAJECTORY_JSON)
+                traj = load_trajectory(self.root, entry.name)
             except InputError as exc:
                 self.corrupt.append(CorruptTrajectory(entry.name, exc))
                 continue
@@ -350,6 +350,19 @@ class RunStore:
         return self.index.scores(rowid, evaluator=evaluator, latest_only=latest_only)
 
 
+def load_trajectory(root: Path, trajectory_id: str) -> Trajectory:
+    """A stored trajectory, its trajectory.json read through `store.files` (a linked file or
+    folder is refused); InputError naming the file and why."""
+    path = root / TRAJECTORIES / trajectory_id / TRAJECTORY_JSON
+    try:
+        data = TrajectoryFiles(root, trajectory_id).read(TRAJECTORY_JSON)
+    except NotInRun as exc:
+        raise InputError(f"not read: {exc}", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    return Trajectory.from_json_bytes(data, file=path)
+
+
 def _read_index(root: Path, redactor: Redactor) -> RunIndex:
     """The run's index through a read-only connection; a run without one (its index lost)
     gets one built in memory from its folders, so reading it still changes nothing."""
@@ -360,7 +373,7 @@ def _read_index(root: Path, redactor: Redactor) -> RunIndex:
     for entry in sorted(folder.iterdir()) if folder.is_dir() else ():
         if entry.is_dir() and not entry.name.startswith(_TMP_PREFIX):
             with contextlib.suppress(InputError):
-                index.upsert_trajectory(Trajectory.load(entry / TRAJECTORY_JSON))
+                index.upsert_trajectory(load_trajectory(root, entry.name))
     return index
 
 

@@ -29,9 +29,9 @@ from webtraj.report.html import metrics_html, usage_html
 from webtraj.report.metrics import ci_text
 from webtraj.report.plot import step_plot
 from webtraj.store import listing
+from webtraj.store.files import NotInRun, TrajectoryFiles
 from webtraj.view.compare import Column, align, task_table
 from webtraj.view.detail import load_trajectory, load_view, png_size
-from webtraj.view.files import NotInRun, TrajectoryFiles
 from webtraj.view.network import PAGE_SIZE as NET_PAGE_SIZE
 from webtraj.view.network import STATUSES, TYPES, NetworkQuery, read_network
 from webtraj.view.prompts import REBUILDABLE, RebuiltPrompt, rebuild

@@ -13,11 +13,10 @@ from webtraj.curate.records import by_id
 from webtraj.dom.tree_text import parse_tree
 from webtraj.model.action import ElementTarget, action_text
 from webtraj.model.curation import CurationDecision
-from webtraj.model.errors import InputError
 from webtraj.model.score import Score, StepCheck
 from webtraj.model.trajectory import Step, Trajectory
-from webtraj.store.run_store import TRAJECTORY_JSON
-from webtraj.view.files import NotInRun, TrajectoryFiles
+from webtraj.store.files import NotInRun, TrajectoryFiles
+from webtraj.store.run_store import load_trajectory as load_stored_trajectory
 from webtraj.view.network import Network, read_network
 
 _ID = re.compile(r"^\s*\[([^\]]+)\]")
@@ -161,12 +160,8 @@ def _tree(step: Step) -> list[TreeLine]:
 
 
 def load_trajectory(files: TrajectoryFiles) -> Trajectory:
-    """The folder's trajectory.json (read without following links; see view.files)."""
-    try:
-        data = files.read(TRAJECTORY_JSON)
-    except (NotInRun, OSError) as exc:
-        raise InputError(f"cannot read: {exc}", file=files.path / TRAJECTORY_JSON) from None
-    return Trajectory.from_json_bytes(data, file=files.path / TRAJECTORY_JSON)
+    """The folder's trajectory.json, read as the store reads it (`store.files`: no links)."""
+    return load_stored_trajectory(files.run_root, files.trajectory_id)
 
 
 def load_view(files: TrajectoryFiles, scores: list[Score], csr_evaluator: str | None,

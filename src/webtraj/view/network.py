@@ -13,7 +13,7 @@ import orjson
 from pydantic import BaseModel
 
 from webtraj.model.trajectory import Trajectory
-from webtraj.view.files import NotInRun, TrajectoryFiles
+from webtraj.store.files import NotInRun, TrajectoryFiles
 
 PAGE_SIZE = 100
 TYPES = ("document", "script", "stylesheet", "image", "font", "xhr", "media", "other")

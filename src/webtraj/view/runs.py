@@ -88,7 +88,7 @@ def damage_text(exc: BaseException) -> str:
 
 
 def _not_a_link(path: Path) -> None:
-    """A run's own files are read only when they are not links (see view.files)."""
+    """A run's own files are read only when they are not links (see store.files)."""
     if path.is_symlink():
         raise InputError("is a symbolic link; the viewer reads no links inside a run",
                          file=path)

@@ -6,19 +6,26 @@ import re
 from pathlib import Path
 
 from webtraj.model.action import action_text
+from webtraj.model.errors import InputError
 from webtraj.model.trajectory import Trajectory
+from webtraj.store.files import read_artifact
 
 
-def screenshots(trajectory: Trajectory, artifacts: Path | None) -> list[Path]:
-    """Stored screenshots o_0..o_T in order (missing files are skipped)."""
+def screenshots(trajectory: Trajectory, artifacts: Path | None) -> list[bytes]:
+    """Stored screenshots o_0..o_T in order, read through `store.files` (missing files, and
+    names that are links or leave the trajectory's folder, are skipped)."""
     if artifacts is None:
         return []
-    out = []
+    out: list[bytes] = []
+    last = None
     for obs in trajectory.observations:
-        if obs.screenshot and (artifacts / obs.screenshot).is_file():
-            path = artifacts / obs.screenshot
-            if not out or out[-1] != path:
-                out.append(path)
+        if not obs.screenshot or obs.screenshot == last:
+            continue
+        try:
+            out.append(read_artifact(artifacts, obs.screenshot))
+        except InputError:
+            continue
+        last = obs.screenshot
     return out
 
 

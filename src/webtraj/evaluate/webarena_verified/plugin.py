@@ -36,7 +36,7 @@ class WavEvaluator(SyncEvaluator):
                  ) -> list[HarEntry] | None:
         if not trajectory.network_trace:
             return None
-        return self._env.traces.entries((artifacts or Path(".")) / trajectory.network_trace)
+        return self._env.traces.entries(artifacts or Path("."), trajectory.network_trace)
 
     def score(self, trajectory: Trajectory, artifacts: Path | None) -> list[Score]:
         task = trajectory.task

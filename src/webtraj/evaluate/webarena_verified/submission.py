@@ -18,8 +18,9 @@ from typing import Any
 import orjson
 
 from webtraj.evaluate.webarena_verified.events import is_static_url
-from webtraj.model import Trajectory
+from webtraj.model import InputError, Trajectory
 from webtraj.store.atomic import write_bytes_atomic
+from webtraj.store.files import read_artifact
 
 SITE_URLS_FILE = "site_urls.json"
 _SENSITIVE = re.compile(r"^authorization$|^x-api-key$|^x-auth-token$|^x-api-secret$|auth|"
@@ -82,10 +83,16 @@ def write_submission(items: Iterable[tuple[Trajectory, Path]], out: Path,
             result.skipped.append((tid, "no HAR recorded (a trace.zip or nothing)"))
             continue
         try:
-            har = orjson.loads((folder / traj.network_trace).read_bytes())
+            # Through the one reader of run artifacts: a linked network.har, or a
+            # network_trace naming a file outside the trajectory's folder, is refused (the
+            # leaderboard upload never carries a local file).
+            har = orjson.loads(read_artifact(folder, traj.network_trace))
             trimmed, dropped = trim_har(har)
-        except (OSError, orjson.JSONDecodeError, ValueError) as exc:
-            result.skipped.append((tid, f"{folder / traj.network_trace}: {exc}"))
+        except InputError as exc:
+            result.skipped.append((tid, f"network trace left out: {exc}"))
+            continue
+        except (orjson.JSONDecodeError, ValueError) as exc:
+            result.skipped.append((tid, f"{folder}/{traj.network_trace}: {exc}"))
             continue
         seen.add(tid)
         task_dir = out / tid

@@ -153,3 +153,25 @@ def test_reset_commands_are_recorded_redacted(tmp_path):
     assert info.settings.reset_cmds["reddit"] == (
         "reset-site --password [REDACTED] && curl -u admin:[REDACTED] http://h/r")
     assert "--password [REDACTED]" in info.command
+
+
+def test_a_site_still_down_after_its_reset_is_an_error_of_its_task(tmp_path):
+    """WebArena-Verified task 527 changes gitlab: its reset command succeeds but the site
+    never answers within --reset-wait, so the episode is an error naming the site (never
+    run, never scored) and the run's other settings record the wait."""
+    from webtraj.execute.run import RunConfig, execute_run
+
+    gitlab = f"http://127.0.0.1:{_closed_port()}"
+    urls = tmp_path / "urls.json"
+    urls.write_text(json.dumps({"gitlab": gitlab}))
+    config = RunConfig(suite="webarena-verified", agent="heuristic", task_ids=("527",),
+                       site_urls_file=str(urls), reset_cmds={"gitlab": "true"},
+                       reset_wait_s=0.5, screenshots=False)
+    with execute_run(config, tmp_path / "run") as store:
+        [traj] = store.iter_trajectories()
+        scores = store.scores(traj.trajectory_id)
+        assert store.info.settings is not None and store.info.settings.reset_wait_s == 0.5
+    assert traj.termination == "error" and not traj.steps
+    assert traj.error is not None and traj.error.startswith(
+        f"site gitlab ({gitlab}) was still down 0.5 s after its reset command"), traj.error
+    assert scores and all(s.value is None and s.error for s in scores), scores

@@ -79,6 +79,36 @@ def _llm_agent(opts: Any, llm: Any) -> Agent:
     return LLMAgent(llm, opts)
 
 
+class ExplorerOptions(StrictOptions):
+    """Options of the explorers (`webtraj explore`): how often the prefix is read as a
+    sub-task, and after how many checks in a row without a new one the episode stops."""
+
+    interval: int = Field(default=3, ge=1, description="steps between sub-task checks")
+    patience: int = Field(default=2, ge=1, description="checks without a new sub-task "
+                          "before the episode is pruned")
+
+
+class LLMExplorerOptions(PromptOptions):
+    """Options of the `explore-llm` explorer: its prompt's, and the pruning's."""
+
+    interval: int = Field(default=3, ge=1, description="steps between sub-task checks")
+    patience: int = Field(default=2, ge=1, description="checks without a new sub-task "
+                          "before the episode is pruned")
+
+
+def _explore_persona(opts: Any, _llm: Any) -> Agent:
+    from webtraj.agents.explore.policy import PersonaExplorer
+
+    return PersonaExplorer(opts.interval, opts.patience)
+
+
+def _explore_llm(opts: Any, llm: Any) -> Agent:
+    from webtraj.agents.explore.llm import LLMExplorer
+
+    prompt = PromptOptions.model_validate(opts.model_dump(exclude={"interval", "patience"}))
+    return LLMExplorer(llm, prompt, interval=opts.interval, patience=opts.patience)
+
+
 def _mindact(opts: Any, llm: Any) -> Agent:
     try:
         from webtraj.agents.mindact_live import MindActAgent
@@ -95,6 +125,11 @@ BUILTIN_AGENTS: dict[str, AgentEntry] = {
                       help="an OpenAI-compatible model reads the page and acts"),
     "mindact": AgentEntry("mindact", _mindact, MindActOptions, needs_llm=True, wants_llm=True,
                           help="MindAct: candidate ranking, then multiple choice"),
+    "explore-persona": AgentEntry("explore-persona", _explore_persona, ExplorerOptions,
+                                  help="explores without a task, as a persona (no model)"),
+    "explore-llm": AgentEntry("explore-llm", _explore_llm, LLMExplorerOptions,
+                              needs_llm=True, wants_llm=True,
+                              help="a model explores without a task, as a persona"),
 }
 AGENT_NAMES = tuple(BUILTIN_AGENTS)
 

@@ -9,6 +9,7 @@ import typer
 from webtraj import __version__
 from webtraj.cli import curate as curate_cli
 from webtraj.cli import eval as eval_cli
+from webtraj.cli import explore as explore_cmd
 from webtraj.cli import export as export_cli
 from webtraj.cli import importers, judges, llm, mind2web, runs, sites
 from webtraj.cli import record as record_cmd
@@ -38,6 +39,7 @@ app.add_typer(curate_cli.app, name="curate")
 app.add_typer(export_cli.app, name="export")
 app.command("run")(run_cmd.run)
 app.command("record")(record_cmd.record)
+app.command("explore")(explore_cmd.explore)
 app.command("view")(view_cmd.view)
 app.command("report")(view_cmd.report)
 app.command("train")(train_cli.train)

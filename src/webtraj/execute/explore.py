@@ -216,9 +216,12 @@ def _word(labels: list, opts: ExploreOptions) -> list[str | None]:
     probes = [Task(task_id=f"hindsight.{lb.site}", intent="", site=lb.site,
                    constraints=lb.constraints) for lb, _ in labels]
     names = [[c.name for c in p.constraints] for p in probes]
+    ruled = [rule_relabel(p, n, seed=opts.seed).task.intent
+             for p, n in zip(probes, names, strict=True)]
     if opts.labeler == "rule":
-        return [rule_relabel(p, n, seed=opts.seed).task.intent
-                for p, n in zip(probes, names, strict=True)]
+        return list(ruled)
+    # The model rewrites the rule wording in a user's voice; nothing is to be removed.
+    probes = [p.model_copy(update={"intent": r}) for p, r in zip(probes, ruled, strict=True)]
     from webtraj.curate.relabel_llm import llm_relabel_many
     from webtraj.llm import LLMClient
 

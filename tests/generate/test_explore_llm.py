@@ -67,9 +67,10 @@ def test_llm_labeler_keeps_a_faithful_rewrite_and_drops_an_unfaithful_one(oracle
             opts = ExploreOptions(labeler="llm", no_cache=True,
                                   llm=f"base_url={server.base_url},model=scripted,"
                                       "max_retries=0")
-            (intent,) = _word([(label, None)], opts)
+            (words,) = _word([(label, None)], opts)
             assert server.request_count == 1
             assert "CONSTRAINTS MET" in server.requests[0].last_user
-        assert (intent is not None) is expected, intent
+        assert (words is not None) is expected, words
         if expected:
-            assert intent.startswith("Look for 4-star hotels in Lisbon")
+            assert words[0].startswith("Look for 4-star hotels in Lisbon")
+            assert words[1] == "The results match, so I stop."

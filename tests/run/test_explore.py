@@ -57,14 +57,23 @@ def test_explore_labels_verified_replayed_and_deterministic(tmp_path):
         assert all(c.matching for c in check.checks), (task.intent, check)
         assert task.reference_actions and all(
             a.element_id is None for a in task.reference_actions)
-    # The replay run: ordinary trajectories of the labeled tasks, each SR 1 by the oracle.
-    assert report.replayed == report.kept == report.replay_csr1
+    # The labeled run: each pair as an ordinary trajectory (the explored prefix, then a stop
+    # that states the task), scored CSR 1 by the oracle like any run's.
+    assert report.labeled_csr1 == report.kept
     with RunStore.open(out / "labeled") as labeled:
         rows = list(labeled.rows())
         assert len(rows) == len(tasks)
         for r in rows:
+            traj = labeled.load_trajectory(r.trajectory_id)
+            src = sources[traj.metadata["hindsight_of"]]
+            k = traj.task.metadata["hindsight"]["prefix"]
+            assert [s.action for s in traj.steps[:k]] == [s.action for s in src.steps[:k]]
+            assert traj.steps[-1].action.kind == "stop" and traj.steps[-1].reasoning
+            assert (labeled.trajectory_dir(r.trajectory_id) / "step-000.png").exists()
             scores = labeled.scores(r.trajectory_id, evaluator="constraints:oracle")
             assert scores and scores[0].value == 1.0
+    # The tasks replay from their start URLs to SR 1 (`webtraj run --tasks ... --agent replay`).
+    assert report.replayed == report.kept == report.replay_csr1
     saved = orjson.loads((out / "explore_report.json").read_bytes())
     assert saved["kept"] == report.kept
 

@@ -8,9 +8,10 @@ with labels the sandbox checks).
    a label is kept when the oracle and the rule judge find it met (CSR 1), its wording
    (`curate.relabel`'s rule wording, or a model's checked rewrite) repeats no earlier task
    (`generate.similarity`), and the rest are counted by reason.
-3. The kept tasks are written to `OUT/tasks.jsonl` (reference actions: the prefix's) and
-   replayed into the run `OUT/labeled`, ordinary trajectories scored by the oracle: the
-   replay is the check that the tasks reproduce (SR 1), and the run curates like any."""
+3. The kept tasks are written to `OUT/tasks.jsonl` (reference actions: the prefix's); the
+   pairs become the run `OUT/labeled` (each prefix under its task, then a stop whose
+   reasoning states the task; scored by the oracle, curated like any run); the tasks are
+   replayed into `OUT/replay` (`--agent replay`), the check that they reproduce (SR 1)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ from pydantic import Field
 
 from webtraj.agents.explore.personas import draw_persona
 from webtraj.curate.relabel import rule_relabel
+from webtraj.execute.hindsight_run import LabeledPair, write_labeled_run
 from webtraj.execute.run import execute_run
 from webtraj.generate.hindsight import PrefixLabel, distinct, label_trajectory, labeled_task
 from webtraj.generate.similarity import DEFAULT_THRESHOLDS, DuplicateIndex, make_embedder
-from webtraj.model import InputError, Task
+from webtraj.model import InputError, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
 from webtraj.model.exploration import Exploration, ExplorerPolicy
 from webtraj.model.run import RunConfig
@@ -38,6 +40,7 @@ from webtraj.store import RunStore
 
 EPISODES_RUN = "episodes"
 LABELED_RUN = "labeled"
+REPLAY_RUN = "replay"
 EXPLORE_TASKS = "explore_tasks.jsonl"
 TASKS_FILE = "tasks.jsonl"
 REPORT_FILE = "explore_report.json"
@@ -76,6 +79,7 @@ class ExploreReport(FrozenModel):
     by_site_difficulty: dict[str, int] = Field(default_factory=dict)
     distinct_intents: int = 0
     distinct_combinations: int = 0
+    labeled_csr1: int = 0
     replayed: int = 0
     replay_csr1: int = 0
     replay_errors: int = 0
@@ -146,15 +150,22 @@ def explore(opts: ExploreOptions, out: str | Path, *, command: str = "",
         explore_s = time.monotonic() - t0
         t1 = time.monotonic()
         say("labeling in hindsight")
-        tasks, counts = _label(store, opts)
-    label_s = time.monotonic() - t1
+        pairs, counts = _label(store, opts)
+        episodes_info = store.info
+    tasks = [p.task for p in pairs]
     _write_tasks(out / TASKS_FILE, tasks)
+    scored = write_labeled_run(out / LABELED_RUN, pairs, config=RunConfig(
+        tasks_file=str(out / TASKS_FILE), agent=AGENTS[opts.policy], llm=opts.llm,
+        max_steps=opts.max_steps, screenshots=opts.screenshots), episodes=episodes_info,
+        command=command)
+    label_s = time.monotonic() - t1
     n, combos = distinct(tasks)
     by = Counter(f"{t.site}/{t.difficulty.value if t.difficulty else '-'}" for t in tasks)
     report = ExploreReport(episodes=opts.episodes, kept=len(tasks), distinct_intents=n,
                            distinct_combinations=combos, by_site_difficulty=dict(sorted(
                                by.items())), explore_s=round(explore_s, 3),
-                           label_s=round(label_s, 3), **counts)
+                           label_s=round(label_s, 3), labeled_csr1=sum(
+                               _csr1(s) for s in scored.values()), **counts)
     if opts.replay and tasks:
         say(f"replaying {len(tasks)} labeled task(s)")
         t2 = time.monotonic()
@@ -166,7 +177,13 @@ def explore(opts: ExploreOptions, out: str | Path, *, command: str = "",
     return report
 
 
-def _label(store: RunStore, opts: ExploreOptions) -> tuple[list[Task], dict]:
+def _csr1(scores: list[Score]) -> bool:
+    csr = [s.value for s in scores if s.evaluator.startswith("constraints")
+           and s.value is not None]
+    return bool(csr) and all(v >= 1.0 for v in csr)
+
+
+def _label(store: RunStore, opts: ExploreOptions) -> tuple[list[LabeledPair], dict]:
     from webtraj.evaluate.run_scoring import RunEnvironments
 
     envs = RunEnvironments(store.info)
@@ -175,8 +192,8 @@ def _label(store: RunStore, opts: ExploreOptions) -> tuple[list[Task], dict]:
                            else DEFAULT_THRESHOLDS[embedder.name])
     rejected: Counter[str] = Counter()
     counts = Counter()
-    kept: list[Task] = []
-    labels: list[tuple[PrefixLabel, object]] = []
+    kept: list[LabeledPair] = []
+    labels: list[tuple[PrefixLabel, Trajectory]] = []
     for row in sorted(store.rows(), key=lambda r: r.trajectory_id):
         traj = store.load_trajectory(row.trajectory_id)
         counts["steps"] += len(traj.steps)
@@ -195,46 +212,50 @@ def _label(store: RunStore, opts: ExploreOptions) -> tuple[list[Task], dict]:
             labels.append((label, traj))
     counts["labeled"] = len(labels)
     worded = _word(labels, opts)
-    for (label, traj), intent in zip(labels, worded, strict=True):
-        if isinstance(intent, Exception) or intent is None:
+    for (label, traj), words in zip(labels, worded, strict=True):
+        if words is None:
             rejected["wording_failed"] += 1
             continue
+        intent, stop_reasoning = words
         vec = embedder.encode([intent])[0]
         hit = index.match(intent, vec)
         if hit is not None:
             rejected[f"duplicate_{hit[0]}"] += 1
             continue
         index.add([intent], [vec])
-        kept.append(labeled_task(label, traj, intent, labeler=opts.labeler))  # type: ignore[arg-type]
+        kept.append(LabeledPair(task=labeled_task(label, traj, intent, labeler=opts.labeler),
+                                source=traj, folder=store.trajectory_dir(traj.trajectory_id),
+                                stop_reasoning=stop_reasoning))
     return kept, {**counts, "rejected": dict(sorted(rejected.items())),
                   "embedder": embedder.name}
 
 
-def _word(labels: list, opts: ExploreOptions) -> list[str | None]:
+def _word(labels: list, opts: ExploreOptions) -> list[tuple[str, str] | None]:
     """Each label's intent: the rule wording, or a model's rewrite checked to state exactly
     the label's constraints (`curate.relabel_llm`); None where the model's failed."""
     probes = [Task(task_id=f"hindsight.{lb.site}", intent="", site=lb.site,
                    constraints=lb.constraints) for lb, _ in labels]
     names = [[c.name for c in p.constraints] for p in probes]
-    ruled = [rule_relabel(p, n, seed=opts.seed).task.intent
-             for p, n in zip(probes, names, strict=True)]
+    ruled = [rule_relabel(p, n, seed=opts.seed) for p, n in zip(probes, names, strict=True)]
     if opts.labeler == "rule":
-        return list(ruled)
+        return [(r.task.intent, r.stop_reasoning) for r in ruled]
     # The model rewrites the rule wording in a user's voice; nothing is to be removed.
-    probes = [p.model_copy(update={"intent": r}) for p, r in zip(probes, ruled, strict=True)]
+    probes = [p.model_copy(update={"intent": r.task.intent})
+              for p, r in zip(probes, ruled, strict=True)]
     from webtraj.curate.relabel_llm import llm_relabel_many
     from webtraj.llm import LLMClient
 
     client = LLMClient.from_cli(opts.llm, no_cache=opts.no_cache)
     found = asyncio.run(llm_relabel_many(client, list(zip(probes, names, strict=True))))
-    return [r.task.intent if not isinstance(r, str) else None for r in found]
+    return [(r.task.intent, r.stop_reasoning) if not isinstance(r, str) else None
+            for r in found]
 
 
 def _replay(out: Path, opts: ExploreOptions, today: dt.date) -> dict:
     config = RunConfig(tasks_file=str(out / TASKS_FILE), agent="replay",
                        workers=opts.workers, max_steps=max(opts.max_steps + 1, 2),
                        screenshots=opts.screenshots)
-    with execute_run(config, out / LABELED_RUN) as store:
+    with execute_run(config, out / REPLAY_RUN, new=True) as store:
         ok = errors = n = 0
         for row in store.rows():
             traj = store.load_trajectory(row.trajectory_id)
@@ -242,8 +263,5 @@ def _replay(out: Path, opts: ExploreOptions, today: dt.date) -> dict:
             if traj.error:
                 errors += 1
                 continue
-            scores = store.scores(row.trajectory_id)
-            csr = [s.value for s in scores if s.evaluator.startswith("constraints")
-                   and s.value is not None]
-            ok += bool(csr) and all(v >= 1.0 for v in csr)
+            ok += _csr1(store.scores(row.trajectory_id))
     return {"replayed": n, "replay_csr1": ok, "replay_errors": errors}

@@ -45,8 +45,8 @@ def test_explore_labels_verified_replayed_and_deterministic(tmp_path):
         sources = {r.trajectory_id: episodes.load_trajectory(r.trajectory_id)
                    for r in episodes.rows()}
     for traj in sources.values():
-        ex = Exploration.of(traj.task)  # persona and seed travel with the episode
-        assert ex is not None and ex.persona.name and ex.today
+        ex = traj.exploration  # persona and seed, typed, with the episode
+        assert ex is not None and ex == Exploration.of(traj.task) and ex.persona.name
         # Deterministic: the same seed and pages give the same actions.
         assert _replayed_decisions(traj) == [s.action for s in traj.steps]
     for task in tasks:
@@ -69,6 +69,7 @@ def test_explore_labels_verified_replayed_and_deterministic(tmp_path):
             k = traj.task.metadata["hindsight"]["prefix"]
             assert [s.action for s in traj.steps[:k]] == [s.action for s in src.steps[:k]]
             assert traj.steps[-1].action.kind == "stop" and traj.steps[-1].reasoning
+            assert traj.exploration == src.exploration
             assert (labeled.trajectory_dir(r.trajectory_id) / "step-000.png").exists()
             scores = labeled.scores(r.trajectory_id, evaluator="constraints:oracle")
             assert scores and scores[0].value == 1.0

@@ -25,6 +25,7 @@ from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError
+from webtraj.model.exploration import Exploration
 from webtraj.model.jsonfile import read_journal
 from webtraj.model.redact import Redactor
 from webtraj.model.run_settings import run_default
@@ -169,6 +170,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
     task = spec.task
     if not task.start_url:
         raise ValueError(f"task {task.task_id} has no start_url")
+    exploration = Exploration.of(task)
     base = env_config or EnvConfig()
     sites = task.metadata.get("sites") or ([task.site] if task.site else [])
     config = base.model_copy(update={"har_path": workdir / HAR_NAME,
@@ -263,7 +265,7 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
         termination=termination, error=error, started_at=started, finished_at=time.time(),
         blocked_requests=closed.blocked, refused_tunnels=closed.refused_tunnels,
         dialogs=closed.dialogs, downloads=closed.downloads,
-        usage=usage if usage.models else None)
+        usage=usage if usage.models else None, exploration=exploration)
 
 
 def error_trajectory(spec: EpisodeSpec, termination: Termination, message: str,

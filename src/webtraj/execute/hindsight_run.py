@@ -46,7 +46,8 @@ def prefix_trajectory(pair: LabeledPair, agent: str) -> Trajectory:
         trajectory_id=Trajectory.make_id(task.task_id, agent, 0), task=task, agent=agent,
         steps=steps, final_observation=end, answer="", termination=Termination.STOP,
         network_trace=src.network_trace, site_urls=src.site_urls, started_at=src.started_at,
-        finished_at=stop_at, metadata={"hindsight_of": src.trajectory_id})
+        finished_at=stop_at, exploration=src.exploration,
+        metadata={"hindsight_of": src.trajectory_id})
 
 
 def prefix_artifacts(pair: LabeledPair, traj: Trajectory) -> dict[str, Path | bytes]:

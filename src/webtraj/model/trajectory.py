@@ -19,6 +19,7 @@ from webtraj.model.episode import (
     DownloadRecord,
     RecordingNotes,
 )
+from webtraj.model.exploration import Exploration
 from webtraj.model.task import Task
 from webtraj.model.usage import StepUsage, Usage
 
@@ -239,9 +240,9 @@ class Trajectory(Document):
     # mouse actions (points), the steps' `pointed`, the observations' `mouse` and `boxes`;
     # version 5 the episode records as fields (`blocked_requests`, `refused_tunnels`,
     # `dialogs`, `downloads`, `recording`) and the agent's `usage`, which older versions kept
-    # in `metadata`.
-    schema_version: int = 5
-    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3, 4, 5})
+    # in `metadata`; version 6 the `exploration` of an episode run without a task.
+    schema_version: int = 6
+    SUPPORTED_VERSIONS: ClassVar[frozenset[int]] = frozenset({1, 2, 3, 4, 5, 6})
     trajectory_id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9._\-]+$")
     task: Task
     agent: str
@@ -267,6 +268,9 @@ class Trajectory(Document):
     downloads: tuple[DownloadRecord, ...] = ()
     # How the recorder saw a human demonstration (`webtraj record`); None for agents.
     recording: RecordingNotes | None = None
+    # Who explored and with which seed, for an episode of `webtraj explore` (its task carries
+    # the same in `metadata.exploration`); None for any other episode.
+    exploration: Exploration | None = None
     # The agent's model calls in this episode, per model (the sum of its decisions' usage);
     # None when the agent reported none.
     usage: Usage | None = None
@@ -278,7 +282,8 @@ class Trajectory(Document):
     @classmethod
     def _records_from_metadata(cls, data: Any) -> Any:
         """Trajectories written before version 5 kept the episode records as `metadata`
-        keys: move them into their fields (the document is then one of version 5)."""
+        keys: move them into their fields (the document is then one of the current version,
+        which only added optional fields since)."""
         if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict):
             return data
         version = data.get("schema_version", 1)
@@ -289,7 +294,8 @@ class Trajectory(Document):
                  if key in meta and field not in data}
         if isinstance(moved.get("usage"), dict):  # kept in the run-usage form, with totals
             moved["usage"] = {"models": moved["usage"].get("models") or {}}
-        return {**data, **moved, "metadata": meta, "schema_version": 5} if moved else data
+        current = cls.model_fields["schema_version"].default
+        return {**data, **moved, "metadata": meta, "schema_version": current} if moved else data
 
     @model_validator(mode="after")
     def _steps_in_order(self) -> Trajectory:

@@ -74,3 +74,34 @@ def test_llm_labeler_keeps_a_faithful_rewrite_and_drops_an_unfaithful_one(oracle
         if expected:
             assert words[0].startswith("Look for 4-star hotels in Lisbon")
             assert words[1] == "The results match, so I stop."
+
+
+def test_outcome_judge_reward_keeps_only_pairs_it_finds_accomplished(oracle, tmp_path):  # noqa: F811
+    from collections import Counter
+
+    from PIL import Image
+
+    from generate.test_hindsight import _trajectory
+    from webtraj.execute.explore import rewarded
+    from webtraj.execute.hindsight_run import LabeledPair
+    from webtraj.generate.hindsight import label_trajectory, labeled_task
+
+    traj = _trajectory(oracle, [BASE + "/", _search(), _search(stars="4")])
+    steps = tuple(s.model_copy(update={"observation": s.observation.model_copy(
+        update={"screenshot": f"step-{s.index:03d}.png"})}) for s in traj.steps)
+    traj = traj.model_copy(update={"steps": steps})
+    for s in steps:
+        Image.new("RGB", (32, 24), "white").save(tmp_path / s.observation.screenshot)
+    pairs = [LabeledPair(task=labeled_task(lb, traj, f"Task {lb.prefix}.", labeler="llm"),
+                         source=traj, folder=tmp_path, stop_reasoning="Done.")
+             for lb in label_trajectory(traj, oracle, interval=1)]
+    assert [p.task.intent for p in pairs] == ["Task 1.", "Task 2."]
+    with ScriptedLLMServer(default="Looks done.\nVerdict: SUCCESS") as server:
+        server.add_rule("No.\nVerdict: NOT SUCCESS", contains="TASK: Task 2.")
+        client = LLMClient.from_cli(f"base_url={server.base_url},model=scripted",
+                                    no_cache=True)
+        rejected: Counter[str] = Counter()
+        kept = asyncio.run(rewarded(pairs, client, "explore-persona", rejected))
+        assert all(r.n_images >= 1 for r in server.requests)  # the judge saw the prefix
+    assert [p.task.intent for p in kept] == ["Task 1."]
+    assert rejected == {"reward_not_success": 1}

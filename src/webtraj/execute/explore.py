@@ -7,7 +7,9 @@ with labels the sandbox checks).
 2. Each episode is labeled every `interval` actions by the oracle (`generate.hindsight`);
    a label is kept when the oracle and the rule judge find it met (CSR 1), its wording
    (`curate.relabel`'s rule wording, or a model's checked rewrite) repeats no earlier task
-   (`generate.similarity`), and the rest are counted by reason.
+   (`generate.similarity`), and the rest are counted by reason. With `--labeler llm` the
+   wording is a model's (checked to state every constraint) and, as NNetNav's outcome reward
+   model, an outcome judge (WebVoyager's) must find the prefix accomplishes it.
 3. The kept tasks are written to `OUT/tasks.jsonl` (reference actions: the prefix's); the
    pairs become the run `OUT/labeled` (each prefix under its task, then a stop whose
    reasoning states the task; scored by the oracle, curated like any run); the tasks are
@@ -28,7 +30,7 @@ from pydantic import Field
 
 from webtraj.agents.explore.personas import draw_persona
 from webtraj.curate.relabel import rule_relabel
-from webtraj.execute.hindsight_run import LabeledPair, write_labeled_run
+from webtraj.execute.hindsight_run import LabeledPair, prefix_trajectory, write_labeled_run
 from webtraj.execute.run import execute_run
 from webtraj.generate.hindsight import PrefixLabel, distinct, label_trajectory, labeled_task
 from webtraj.generate.similarity import DEFAULT_THRESHOLDS, DuplicateIndex, make_embedder
@@ -226,8 +228,33 @@ def _label(store: RunStore, opts: ExploreOptions) -> tuple[list[LabeledPair], di
         kept.append(LabeledPair(task=labeled_task(label, traj, intent, labeler=opts.labeler),
                                 source=traj, folder=store.trajectory_dir(traj.trajectory_id),
                                 stop_reasoning=stop_reasoning))
+    if opts.labeler == "llm" and kept:
+        from webtraj.llm import LLMClient
+
+        client = LLMClient.from_cli(opts.llm, no_cache=opts.no_cache)
+        kept = asyncio.run(rewarded(kept, client, AGENTS[opts.policy], rejected))
     return kept, {**counts, "rejected": dict(sorted(rejected.items())),
                   "embedder": embedder.name}
+
+
+async def rewarded(pairs: list[LabeledPair], client, agent: str,
+                   rejected: Counter[str]) -> list[LabeledPair]:
+    """The pairs an outcome judge finds accomplished (NNetNav's reward: the judge reads the
+    instruction and the prefix's last screenshots); the others are counted by reason."""
+    from webtraj.evaluate.outcome.webvoyager import WebVoyagerJudge, WebVoyagerOptions
+
+    judge = WebVoyagerJudge(client, WebVoyagerOptions(k=3, runs=1))
+    scores = await asyncio.gather(*(judge.evaluate(prefix_trajectory(p, agent), p.folder)
+                                    for p in pairs))
+    out = []
+    for pair, (score, *_rest) in zip(pairs, scores, strict=True):
+        if score.value is None:
+            rejected["reward_unscored"] += 1
+        elif score.value < 0.5:
+            rejected["reward_not_success"] += 1
+        else:
+            out.append(pair)
+    return out
 
 
 def _word(labels: list, opts: ExploreOptions) -> list[tuple[str, str] | None]:

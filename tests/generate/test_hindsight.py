@@ -11,6 +11,7 @@ import pytest
 
 from factories import SANDBOX_TODAY
 from webtraj.agents.explore.prune import Pruner
+from webtraj.dom.tree_text import parse_tree
 from webtraj.generate.hindsight import label_trajectory, labeled_task, prefix_ends, verify
 from webtraj.model.action import Action, ActionKind, ElementTarget
 from webtraj.model.task import Task
@@ -118,3 +119,16 @@ def test_pruner_stops_after_patience_checks_without_a_new_sub_task(oracle):
     # Before any sub-task (the form being filled) nothing is pruned; after the search, two
     # checks that name it again stop the episode.
     assert decisions == [False, False, False, False, False, True]
+
+
+def test_suggestions_beside_a_field_are_not_a_drop_downs_options():
+    from webtraj.agents.explore.page import popup_options, select_options
+
+    tree = ("[14] [search] [Search]\n\t[17] [combobox] [Pick-up location] [expanded]\n"
+            "\t[53] [listbox] [Pick-up locations]\n\t\t[54] [option] [Paris (CDG)]\n"
+            "\t[21] [combobox] [Pick-up time]\n\t\t[] [option] [06:00]\n"
+            "\t\t[30] [option] [06:30]\n")
+    els = [e for e in parse_tree(tree) if e.id]
+    assert [e.name for e in popup_options(els)] == ["Paris (CDG)"]
+    time_field = next(e for e in els if e.name == "Pick-up time")
+    assert select_options(time_field, parse_tree(tree)) == ["06:00", "06:30"]

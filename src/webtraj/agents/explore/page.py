@@ -24,7 +24,9 @@ PICK_WORDS = re.compile(r"^(reserve|select|choose|view deal|continue)\b")
 
 
 def elements(obs: Observation) -> list[PageElement]:
-    return [e for e in parse_tree(obs.axtree) if e.id]
+    """Every element of the tree, with an id or not (a drop-down's options have none: they
+    are chosen with `select`, and named by role and name as everything here is)."""
+    return parse_tree(obs.axtree)
 
 
 def target(e: PageElement, els: Sequence[PageElement]) -> ElementTarget:
@@ -85,10 +87,12 @@ def popup_options(els: Sequence[PageElement]) -> list[PageElement]:
     owned: set[int] = set()
     for f in els:
         if f.role == "combobox":
-            owned.update(o.line for o in parse_tree_after(f, els)[:200]
-                         if o.role == "option" and o.depth > f.depth)
+            for o in parse_tree_after(f, els):
+                if o.depth <= f.depth:
+                    break
+                owned.add(o.line)
     return [e for e in els if e.role in ("option", "menuitem", "menuitemradio")
-            and e.line not in owned and allowed(e)]
+            and e.line not in owned and allowed(e) and e.id]
 
 
 def is_date_field(e: PageElement) -> bool:

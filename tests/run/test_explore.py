@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from factories import SANDBOX_TODAY
@@ -84,3 +85,19 @@ def test_explore_rejects_a_suite_without_an_oracle(tmp_path):
     assert res.exit_code == 2 and "oracle" in res.output
     res = CliRunner().invoke(app, ["explore", "--policy", "llm", "--out", str(tmp_path)])
     assert res.exit_code == 2 and "--llm" in res.output
+
+
+@pytest.mark.slow
+def test_explore_twice_with_one_seed_gives_the_same_tasks(tmp_path):
+    """Two whole explorations (fresh browsers, fresh servers) with the same seed: the same
+    episodes, so the same labeled tasks, actions and all."""
+    def tasks_of(out):
+        opts = ExploreOptions(episodes=3, sites=("hotels", "cars", "flights"), workers=2,
+                              seed=4, today=SANDBOX_TODAY, max_steps=20, embedder="ngram",
+                              replay=False)
+        explore(opts, out)
+        return [Task.model_validate_json(line).model_dump(exclude={"start_url"})
+                for line in (out / "tasks.jsonl").read_bytes().splitlines()]
+
+    first, second = tasks_of(tmp_path / "a"), tasks_of(tmp_path / "b")
+    assert first and first == second

@@ -7,17 +7,18 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from webtraj.agents.heuristic import FORBIDDEN
 from webtraj.dom.tree_text import PageElement, parse_tree
 from webtraj.model.action import Action, ActionKind, ElementTarget
 from webtraj.model.constraint_values import fold
 from webtraj.model.trajectory import Observation
 from webtraj.sites.common.state import PageState
 
-# Controls an explorer never presses: they spend money or change the user's state.
-FORBIDDEN = re.compile(r"\b(pay|buy|purchase|book now|request to book|confirm|complete|"
-                       r"sign in|log in|register|subscribe)\b")
+# Besides what spends money (the heuristic agent's FORBIDDEN), an explorer keeps away from
+# the user's account.
+ACCOUNT = re.compile(r"\b(sign in|log in|register|subscribe)\b")
+# A cookie banner's answers: a person may accept or refuse.
 CONSENT = re.compile(r"^(accept|agree|allow|reject|ok|got it)\b")
-SUBMIT = re.compile(r"^(search|find|show results|go)\b")
 PLACE_WORDS = re.compile(r"\b(where|destination|location|from|to|city|going)\b")
 DATE_WORDS = re.compile(r"\b(date|check in|check out|check-in|check-out|depart|return)\b")
 PICK_WORDS = re.compile(r"^(reserve|select|choose|view deal|continue)\b")
@@ -49,7 +50,8 @@ def select(e: PageElement, els: Sequence[PageElement], label: str) -> Action:
 
 
 def allowed(e: PageElement) -> bool:
-    return not FORBIDDEN.search(fold(e.name)) and not e.has("disabled")
+    name = fold(e.name)
+    return not FORBIDDEN.search(name) and not ACCOUNT.search(name) and not e.has("disabled")
 
 
 def inside(els: Sequence[PageElement], role: str) -> set[int]:

@@ -21,7 +21,6 @@ from webtraj.agents.explore.page import (
     DATE_WORDS,
     PICK_WORDS,
     PLACE_WORDS,
-    SUBMIT,
     allowed,
     click,
     detail_link,
@@ -36,6 +35,7 @@ from webtraj.agents.explore.page import (
 )
 from webtraj.agents.explore.personas import PERSONAS
 from webtraj.agents.explore.prune import Pruner
+from webtraj.agents.heuristic import SUBMIT_WORDS
 from webtraj.agents.protocol import AgentDecision
 from webtraj.dom.tree_text import PageElement, parse_tree
 from webtraj.model.action import Action, ActionKind
@@ -99,7 +99,7 @@ def _browse(ex: Exploration, rng: random.Random, obs: Observation) -> Script:
     obs = yield from _fill_form(persona, rng, today, obs)
     els = elements(obs)
     form = inside(els, "search")
-    submit = [e for e in els if e.role == "button" and SUBMIT.match(fold(e.name))
+    submit = [e for e in els if e.role == "button" and SUBMIT_WORDS.match(fold(e.name))
               and e.line in form and allowed(e)]
     if not submit:
         return

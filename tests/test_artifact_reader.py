@@ -105,3 +105,27 @@ def test_store_and_curation_refuse_a_linked_trajectory_json(tmp_path):
         root, [target.name], ["constraints:rule"]))}
     assert loaded[target.name].trajectory is None
     assert "a symbolic link inside the run" in (loaded[target.name].error or "")
+
+
+def test_prompt_images_are_read_only_inside_the_run(tmp_path):
+    """What curation and the agents send a vision model: a run's trajectory folder that is a
+    link (to a folder of someone's pictures) is refused; a screenshot never kept is none."""
+    import pytest
+
+    from webtraj.agents.prompt_builder import screenshot_bytes
+    from webtraj.model import InputError, Observation
+
+    elsewhere = tmp_path / "private"
+    elsewhere.mkdir()
+    (elsewhere / "step-000.png").write_bytes(MARK.encode())
+    (tmp_path / "run" / "trajectories").mkdir(parents=True)
+    folder = tmp_path / "run" / "trajectories" / "t1"
+    os.symlink(elsewhere, folder)
+    obs = Observation(url="http://127.0.0.1:9/", axtree="", screenshot="step-000.png")
+    with pytest.raises(InputError, match="reached through a link"):
+        screenshot_bytes(obs, folder)
+    own = tmp_path / "run" / "trajectories" / "t2"
+    own.mkdir()
+    assert screenshot_bytes(obs, own) is None
+    (own / "step-000.png").write_bytes(b"png")
+    assert screenshot_bytes(obs, own) == b"png"

@@ -54,6 +54,7 @@ from webtraj.model.action import ActionSet
 from webtraj.model.errors import InputError
 from webtraj.model.task import Task
 from webtraj.model.trajectory import ImageView, Observation, Step
+from webtraj.store.files import Missing, NotInRun, artifact_files
 
 # A chat turn in the OpenAI wire form, as the curated JSONL stores it: `content` is a string,
 # or (with an image) a list of content parts.
@@ -162,15 +163,14 @@ def screenshot_bytes(observation: Observation, files: Folder | None
             return files.read(observation.screenshot)
         except (LookupError, OSError):  # the reader refused it or it is gone
             return None
-    root = files.resolve()
-    path = (root / observation.screenshot).resolve()
-    if not path.is_relative_to(root):
-        raise InputError(f"screenshot {observation.screenshot!r} is outside the trajectory "
-                         "folder", file=files, field="observation.screenshot")
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
+    try:  # the one reader of run artifacts: no link, nothing outside the folder
+        return artifact_files(files).read(observation.screenshot)
+    except Missing:
         return None
+    except NotInRun as exc:
+        raise InputError(f"screenshot {observation.screenshot!r} is outside the trajectory "
+                         f"folder or reached through a link ({exc})", file=files,
+                         field="observation.screenshot") from None
 
 
 def step_image(observation: Observation, files: Folder | None, image: str,

@@ -33,6 +33,14 @@ class NotInRun(LookupError):
     says why, for the log and the 404 page; it never quotes the file's content)."""
 
 
+class Missing(NotInRun):
+    """The name is a plain one inside the run, and nothing is there (a file not kept)."""
+
+
+def _refusal(exc: OSError) -> NotInRun:
+    return (Missing if exc.errno == errno.ENOENT else NotInRun)(_why(exc))
+
+
 def parts_of(name: str) -> list[str]:
     """A relative name's components; anything that could step out ('..', absolute, empty
     components, backslashes, NUL) is refused."""
@@ -72,7 +80,7 @@ class FolderFiles:
         try:
             os.close(_walk_dirs(self.root, self.dirs))
         except OSError as exc:
-            raise NotInRun(_why(exc)) from None
+            raise _refusal(exc) from None
 
     def open(self, name: str) -> tuple[int, int]:
         """(descriptor, size) of a regular file of the folder; the caller closes it."""
@@ -80,11 +88,11 @@ class FolderFiles:
         try:
             dfd = _walk_dirs(self.root, [*self.dirs, *parts[:-1]])
         except OSError as exc:
-            raise NotInRun(_why(exc)) from None
+            raise _refusal(exc) from None
         try:
             fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dfd)
         except OSError as exc:
-            raise NotInRun(_why(exc)) from None
+            raise _refusal(exc) from None
         finally:
             os.close(dfd)
         st = os.fstat(fd)
@@ -189,13 +197,13 @@ class RunTrajectories:
             dfd = os.open(trajectory_id, _DIR_FLAGS, dir_fd=self._fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise NotInRun(_why(exc)) from None
+                raise _refusal(exc) from None
             raise
         try:
             fd = os.open(name, _FILE_FLAGS, dir_fd=dfd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise NotInRun(_why(exc)) from None
+                raise _refusal(exc) from None
             raise
         finally:
             os.close(dfd)

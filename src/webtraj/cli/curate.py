@@ -53,8 +53,10 @@ def curate(
                                     "per-step scores; such trajectories are dropped."),
     prompt_option: list[str] = typer.Option(  # noqa: B008
         None, "--prompt-option", help="key=value: build the records' prompts as the llm agent "
-        "with this option does (history_window, tree_tokens, few_shot, action_set; default: "
-        "the agent's defaults). Recorded in stats.json under prompt."),
+        "with this option does (history_window, tree_tokens, few_shot, action_set, "
+        "observation, image_max_side; default: the agent's defaults). With an image "
+        "observation the records carry the images in TRL's vision form (docs/curating.md). "
+        "Recorded in stats.json under prompt."),
     out: Path = typer.Option(None, "--out", help="Output folder for the dataset."),  # noqa: B008
 ) -> None:
     """Per-step CSR -> smallest best prefix -> valid stops and hindsight relabeling ->

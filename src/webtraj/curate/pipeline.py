@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from webtraj.curate.curve import CSRCurve, curve_from_score
@@ -89,6 +90,7 @@ class _Selected:
     selection: Selection
     final_csr: float | None
     unscored: int
+    folder: str | None = None
 
 
 def curate_trajectories(loaded: Iterable[Loaded], settings: CurateSettings, *,
@@ -140,7 +142,7 @@ def _select(ld: Loaded, settings: CurateSettings, evaluators: list[str]
     if isinstance(sel, Drop):
         return Curated(ld.trajectory_id, settings, sel, n_steps=len(traj.steps),
                        final_csr=final_csr, unscored=unscored)
-    return _Selected(traj, sel, final_csr, unscored)
+    return _Selected(traj, sel, final_csr, unscored, ld.folder)
 
 
 def _finish(trajectory_id: str, chosen: _Selected, relabeled: Relabeled | str | None,
@@ -155,7 +157,8 @@ def _finish(trajectory_id: str, chosen: _Selected, relabeled: Relabeled | str | 
     else:
         try:
             outcome = build_instance(traj, sel, relabeled, seed=settings.seed)
-            records = render(traj, outcome, settings.prompt)
+            records = render(traj, outcome, settings.prompt,
+                             Path(chosen.folder) if chosen.folder else None)
         except ValueError as exc:
             outcome = Drop(reason=DropReason.INVALID, detail=str(exc))
     return Curated(trajectory_id, settings, outcome, selection=sel, records=records,

@@ -10,6 +10,7 @@ as the history in the records."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from webtraj.agents.prompt_builder import PromptOptions, prompt_builder
@@ -59,10 +60,13 @@ def observation_at(traj: Trajectory, t: int) -> Observation:
     return traj.final_observation
 
 
-def render(traj: Trajectory, inst: Instance, options: PromptOptions | None = None
-           ) -> list[dict[str, Any]]:
+def render(traj: Trajectory, inst: Instance, options: PromptOptions | None = None,
+           files: Path | None = None) -> list[dict[str, Any]]:
     """One {"messages": [...]} record per kept step, in step order: the prompt the agent
-    with these options sends at that step, then the answer."""
+    with these options sends at that step, then the answer. `files` is the trajectory's
+    folder, where its screenshots are (needed when the options send images; the records
+    then carry them as data URLs, which the dataset writer turns into TRL's vision form,
+    `curate.vision`)."""
     task = inst.task
     builder = prompt_builder(options or PromptOptions())
     urls = PromptUrls(task)
@@ -74,7 +78,7 @@ def render(traj: Trajectory, inst: Instance, options: PromptOptions | None = Non
         for s in traj.steps[history.steps:step.t]:
             history.add(step_by_id(s))
         obs = observation_at(traj, step.t)
-        messages = builder.turns(task, obs, history)
+        messages = builder.turns(task, obs, history, files=files)
         messages.append({"role": "assistant", "content": urls.show(
             assistant_text(step.reasoning, step, obs.axtree))})
         out.append({"messages": messages})

@@ -3,6 +3,11 @@ SFT trainer and `datasets.load_dataset("json", ...)` take them as is), the same 
 their provenance in `train.parquet` / `validation.parquet`, relabeled tasks in `tasks.jsonl`
 and `stats.json`.
 
+A dataset of image records (`curate.vision`) also has `images/` (each distinct image once,
+by content hash, which the JSONL names); its Parquet files carry the image bytes in an
+`images` column typed for Hugging Face `datasets` (a list of Image, decoded on load), with
+the messages as lists of parts, and smaller row groups (the bytes are large).
+
 Byte-identical for the same input: records arrive in a fixed order, Parquet row groups
 have a fixed size whatever the chunking, and nothing depends on time. Files are written
 under temporary names and renamed when complete."""
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import accumulate
@@ -22,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from webtraj.curate.split import TRAIN, VALIDATION
+from webtraj.curate.vision import IMAGES
 
 SPLITS = (TRAIN, VALIDATION)
 ROW_GROUP = 2048
@@ -39,9 +46,35 @@ SCHEMA = pa.schema([
 ])
 COLUMNS = tuple(SCHEMA.names)
 
+PART = pa.struct([("type", pa.string()), ("text", pa.string())])
+VISION_MESSAGE = pa.struct([("role", pa.string()), ("content", pa.list_(PART))])
+IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+_STRING = {"dtype": "string", "_type": "Value"}
+# The features `datasets` reads from the file's metadata (so `images` decode to PIL images).
+HF_FEATURES = {
+    "messages": {"feature": {"role": _STRING, "content": {
+        "feature": {"type": _STRING, "text": _STRING}, "_type": "List"}}, "_type": "List"},
+    "images": {"feature": {"_type": "Image"}, "_type": "List"},
+    "task_id": _STRING, "source_task_id": _STRING, "trajectory_id": _STRING,
+    "step": {"dtype": "int32", "_type": "Value"}, "kind": _STRING,
+    "relabeled": {"dtype": "bool", "_type": "Value"},
+    "c_max": {"dtype": "float64", "_type": "Value"},
+}
+VISION_SCHEMA = pa.schema(
+    [("messages", pa.list_(VISION_MESSAGE)), ("images", pa.list_(IMAGE)),
+     *[(f.name, f.type) for f in SCHEMA if f.name != "messages"]],
+    metadata={b"huggingface": orjson.dumps({"info": {"features": HF_FEATURES}})})
+VISION_COLUMNS = tuple(VISION_SCHEMA.names)
+VISION_ROW_GROUP = 64
 
-def empty_columns() -> dict[str, list[Any]]:
-    return {name: [] for name in COLUMNS}
+
+def empty_columns(vision: bool = False) -> dict[str, list[Any]]:
+    return {name: [] for name in (VISION_COLUMNS if vision else COLUMNS)}
+
+
+def to_vision_batch(columns: dict[str, list[Any]]) -> pa.RecordBatch:
+    """Image records as one Arrow batch (`images` holds each record's image bytes)."""
+    return pa.RecordBatch.from_pydict(columns, schema=VISION_SCHEMA)
 
 
 def to_batch(columns: dict[str, list[Any]]) -> pa.RecordBatch:
@@ -89,9 +122,17 @@ def _bools(values: Sequence[bool]) -> pa.Array:
 
 
 class DatasetWriter:
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, *, vision: bool = False) -> None:
         self.out = out
+        self.schema = VISION_SCHEMA if vision else SCHEMA
+        self.row_group = VISION_ROW_GROUP if vision else ROW_GROUP
         out.mkdir(parents=True, exist_ok=True)
+        # Image files go to a temporary folder, renamed to images/ when the dataset is.
+        self._images_tmp = out / f".{IMAGES}.tmp" if vision else None
+        self._image_names: set[str] = set()
+        if self._images_tmp is not None:
+            shutil.rmtree(self._images_tmp, ignore_errors=True)
+            self._images_tmp.mkdir()
         self._final: list[tuple[Path, Path]] = []
         self._jsonl: dict[str, BinaryIO] = {}
         self._parquet: dict[str, pq.ParquetWriter] = {}
@@ -99,8 +140,8 @@ class DatasetWriter:
         self._rows = dict.fromkeys(SPLITS, 0)
         for split in SPLITS:
             self._jsonl[split] = self._open(f"{split}.jsonl").open("wb")
-            self._parquet[split] = pq.ParquetWriter(self._open(f"{split}.parquet"), SCHEMA,
-                                                    compression="snappy")
+            self._parquet[split] = pq.ParquetWriter(self._open(f"{split}.parquet"),
+                                                    self.schema, compression="snappy")
         self._tasks = self._open("tasks.jsonl").open("wb")
         self._task_ids: set[str] = set()
         self.bytes_written = 0
@@ -119,8 +160,18 @@ class DatasetWriter:
         if batch.num_rows:
             self._buffers[split].append(batch)
             self._rows[split] += batch.num_rows
-        while self._rows[split] >= ROW_GROUP:
-            self._flush(split, ROW_GROUP)
+        while self._rows[split] >= self.row_group:
+            self._flush(split, self.row_group)
+
+    def add_images(self, images: Iterable[tuple[str, bytes | memoryview]]) -> None:
+        """Image files (`images/<hash>.<ext>`, bytes); each name is written once."""
+        assert self._images_tmp is not None, "a text dataset has no images"
+        for name, data in images:
+            if name in self._image_names:
+                continue
+            self._image_names.add(name)
+            (self._images_tmp / name.split("/", 1)[1]).write_bytes(data)
+            self.bytes_written += len(data)
 
     def add_task(self, task_id: str, line: bytes) -> None:
         """Relabeled tasks, each id once (trials that met the same C' share one)."""
@@ -131,9 +182,9 @@ class DatasetWriter:
     def _flush(self, split: str, n: int) -> None:
         """Write the first n buffered rows as one row group. The rows are made contiguous
         first, so page boundaries never depend on how chunks happened to be cut."""
-        table = pa.Table.from_batches(self._buffers[split], schema=SCHEMA)
+        table = pa.Table.from_batches(self._buffers[split], schema=self.schema)
         self._parquet[split].write_table(table.slice(0, n).combine_chunks(),
-                                         row_group_size=ROW_GROUP)
+                                         row_group_size=self.row_group)
         rest = table.slice(n).combine_chunks()
         self._buffers[split] = rest.to_batches() if rest.num_rows else []
         self._rows[split] -= n
@@ -150,6 +201,9 @@ class DatasetWriter:
         stats_tmp.write_bytes(orjson.dumps(stats, option=orjson.OPT_INDENT_2) + b"\n")
         for tmp, final in self._final:
             os.replace(tmp, final)
+        if self._images_tmp is not None:
+            shutil.rmtree(self.out / IMAGES, ignore_errors=True)
+            os.replace(self._images_tmp, self.out / IMAGES)
 
     def abort(self) -> None:
         for fh in (*self._jsonl.values(), self._tasks):
@@ -159,3 +213,5 @@ class DatasetWriter:
                 w.close()
         for tmp, _ in self._final:
             tmp.unlink(missing_ok=True)
+        if self._images_tmp is not None:
+            shutil.rmtree(self._images_tmp, ignore_errors=True)

@@ -26,6 +26,8 @@ class ChunkOut:
     steps_read: int = 0
     # (trajectory id, its CurationDecision as stored JSON) per trajectory of the chunk.
     decisions: list[tuple[str, str]] = field(default_factory=list)
+    # Image files of the chunk's records (dataset path, bytes), each name once.
+    images: list[tuple[str, bytes | memoryview]] = field(default_factory=list)
 
 
 def encode_chunk(out: ChunkOut, prefix: bytes = b"") -> bytes:
@@ -43,7 +45,10 @@ def encode_chunk(out: ChunkOut, prefix: bytes = b"") -> bytes:
         data = sink.getvalue()
         sizes["batches"][split] = data.size
         blobs.append(data)
+    images = [[name, len(data)] for name, data in out.images]
+    blobs.extend(data for _, data in out.images)
     header = orjson.dumps({"sizes": sizes, "stats": out.stats, "steps_read": out.steps_read,
+                           "images": images,
                            "tasks": [[tid, line.decode()] for tid, line in out.tasks],
                            "decisions": out.decisions})
     return b"".join([prefix, _LEN.pack(len(header)), header, *blobs])
@@ -68,5 +73,8 @@ def decode_chunk(data: bytes | memoryview) -> ChunkOut:
         # the small validation split spans dozens of chunks.
         reader = pa.ipc.open_stream(pa.py_buffer(bytes(view[pos:pos + size])))
         out.batches[split] = reader.read_next_batch()
+        pos += size
+    for name, size in header.get("images", []):
+        out.images.append((name, view[pos:pos + size]))
         pos += size
     return out

@@ -23,8 +23,10 @@ from webtraj.curate.pipeline import LLMRelabel, curate_trajectories
 from webtraj.curate.settings import CurateSettings, curve_config, curve_evaluator
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.stats import CurationStats
-from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch
+from webtraj.curate.vision import trl_record
+from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch, to_vision_batch
 from webtraj.execute.chunk_wire import ChunkOut, encode_chunk
+from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
 from webtraj.runtime.no_gc import no_gc
 from webtraj.store.decisions import DecisionWriter
@@ -113,8 +115,10 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
                           prompt=settings.prompt)
     split_of = dict(items)
     out = ChunkOut()
+    vision = settings.prompt.observation.image is not None
+    images: dict[str, bytes] = {}
     jsonl: dict[str, list[bytes | memoryview]] = {s: [] for s in (TRAIN, VALIDATION)}
-    columns = {s: empty_columns() for s in (TRAIN, VALIDATION)}
+    columns = {s: empty_columns(vision) for s in (TRAIN, VALIDATION)}
     llm = _llm_relabel(settings) if settings.relabel == "llm" else None
     for c in curate_trajectories(loaded, settings, llm_relabel=llm):
         split = split_of[c.trajectory_id]
@@ -124,19 +128,27 @@ def curate_chunk(loaded: Iterable[Loaded], items: Sequence[tuple[str, str]],
         ).model_dump_json(exclude_none=True)))
         stats.add(c, split)
         if (inst := c.instance) is not None:
-            _append(jsonl[split], columns[split], inst, c.records)
+            _append(jsonl[split], columns[split], inst, c.records,
+                    images if vision else None)
             if inst.relabeled:
                 out.tasks.append((inst.task.task_id,
                                   inst.task.to_json_bytes(indent=False) + b"\n"))
     out.jsonl = jsonl
-    out.batches = {s: to_batch(c) for s, c in columns.items()}
+    out.batches = {s: (to_vision_batch if vision else to_batch)(c) for s, c in columns.items()}
+    out.images = list(images.items())
     out.stats = stats.model_dump(mode="json")
     return out
 
 
 def _append(lines: list[bytes | memoryview], cols: dict[str, list[Any]], inst: Instance,
-            records: list[dict[str, Any]]) -> None:
+            records: list[dict[str, Any]], images: dict[str, bytes] | None) -> None:
+    """The records as JSONL lines and columns; with `images` (a dataset of image records)
+    in TRL's vision form, their image files collected into `images` once each."""
     for step, rec in zip(inst.steps, records, strict=True):
+        if images is not None:
+            rec, found = trl_record(rec["messages"])
+            images.update(found)
+            cols["images"].append([{"bytes": data, "path": name} for name, data in found])
         lines.append(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE))
         cols["messages"].append(rec["messages"])
         cols["task_id"].append(inst.task.task_id)
@@ -217,6 +229,12 @@ def curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None = 
 def _curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None,
                 rescored: int) -> CurateResult:
     root = job.run
+    if job.executor == "ray" and job.settings.prompt.observation.image is not None:
+        # A Ray worker on another machine cannot read the run's screenshots.
+        raise InputError("records with images (observation="
+                         f"{job.settings.prompt.observation.value}) are curated with the "
+                         "local executor; Ray workers do not get the run's screenshots",
+                         field="executor")
     items = trajectory_items(root)
     validation = validation_tasks([task for _, task in items], job.val_fraction,
                                   job.settings.seed)
@@ -233,7 +251,7 @@ def _curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None,
     # Decisions are written in one transaction on the run's index, committed with the
     # dataset.
     log = DecisionWriter(root)
-    writer = DatasetWriter(job.out)
+    writer = DatasetWriter(job.out, vision=job.settings.prompt.observation.image is not None)
     steps_read = 0
     dataset = str(job.out.resolve())
     job_json = ChunkJob(settings=job.settings, dataset=dataset,
@@ -248,6 +266,8 @@ def _curate_run(job: CurateRun, *, on_chunk: Callable[[int, int], None] | None,
             writer.add(split, out.jsonl[split], out.batches[split])
         for task_id, line in out.tasks:
             writer.add_task(task_id, line)
+        if out.images:
+            writer.add_images(out.images)
 
     placed = None
     try:

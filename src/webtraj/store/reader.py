@@ -34,6 +34,8 @@ class Loaded:
     error: str | None = None
     # evaluator name -> per observation, which constraints the score found met
     step_matches: dict[str, StepMatches] = field(default_factory=dict)
+    # The trajectory's folder (its screenshots), as the chunk's reader named it.
+    folder: str | None = None
 
 
 def connect_ro(root: Path) -> sqlite3.Connection:
@@ -126,7 +128,8 @@ def parse_chunk(raw: RawChunk) -> Iterator[Loaded]:
         except InputError as exc:
             yield Loaded(tid, None, {}, error=str(exc))
             continue
-        yield Loaded(tid, traj, scores.get(tid, {}), step_matches=matches.get(tid, {}))
+        yield Loaded(tid, traj, scores.get(tid, {}), step_matches=matches.get(tid, {}),
+                     folder=os.path.join(raw.root, TRAJECTORIES, tid))
 
 
 def _score_rows(conn: sqlite3.Connection, ids: Sequence[str],

@@ -49,10 +49,12 @@ def run_distill(cfg: DistillConfig, *, on_stage: Stage | None = None,
     say = on_stage or (lambda _: None)
     out = cfg.out
     teacher_dir, student_dir = out / "teacher", out / "student"
+    prompt = cfg.prompt_options()
     common = {"suite": cfg.suite, "task_ids": cfg.task_ids, "limit": cfg.limit,
               "today": cfg.today, "seed": cfg.seed, "trials": cfg.teacher.trials}
     say("teacher rollouts")
     _run(RunConfig(agent=cfg.teacher.agent, llm=cfg.teacher.llm,
+                   agent_options=dict(cfg.teacher.agent_options),
                    max_steps=cfg.teacher.max_steps, workers=cfg.teacher.workers, **common),
          teacher_dir)
     with RunStore.open(teacher_dir) as store:
@@ -63,7 +65,7 @@ def run_distill(cfg: DistillConfig, *, on_stage: Stage | None = None,
     say(f"curating ({cfg.data})")
     curated = out / "curated"
     settings = CurateSettings(judge=judge, relabel=cfg.relabel, llm=cfg.relabel_llm,
-                              seed=cfg.seed)
+                              seed=cfg.seed, prompt=prompt)
     curate_run(CurateRun(run=teacher_dir, out=curated, settings=settings,
                          val_fraction=cfg.val_fraction))
     data_dir = out / f"data-{cfg.data}"
@@ -73,7 +75,7 @@ def run_distill(cfg: DistillConfig, *, on_stage: Stage | None = None,
         stats = success_only(teacher_dir, curated, data_dir, judge)
     else:
         stats = all_trajectories(teacher_dir, data_dir, judge, seed=cfg.seed,
-                                 val_fraction=cfg.val_fraction)
+                                 val_fraction=cfg.val_fraction, prompt=prompt)
     say("training the student")
     tcfg = TrainConfig(data=data_dir, base=cfg.base, out=out / "model",
                        **cfg.train.model_dump())
@@ -84,6 +86,7 @@ def run_distill(cfg: DistillConfig, *, on_stage: Stage | None = None,
         spec = (f"base_url={srv.base_url},model={cfg.student.name},"
                 f"max_tokens={cfg.student.max_tokens},temperature=0")
         _run(RunConfig(agent="llm", llm=spec, no_cache=True,
+                       agent_options=prompt.model_dump(mode="json"),
                        max_steps=cfg.student.max_steps or cfg.teacher.max_steps,
                        workers=cfg.student.workers, **{**common, "today": today}),
              student_dir)

@@ -15,10 +15,12 @@ from pathlib import Path
 
 import orjson
 
+from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.curate.prefix import EPS
 from webtraj.curate.records import render
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
+from webtraj.curate.vision import IMAGES, trl_record
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.store import RunStore
@@ -62,13 +64,32 @@ def success_only(run: Path, curated: Path, out: Path, judge: str) -> DataStats:
             if tid in good:
                 lines[split].append(line)
                 used.add(tid)
+    _link_images(curated, out, [x for v in lines.values() for x in v])
     return DataStats(choice="success", trajectories=len(ids), used_trajectories=len(used),
                      successful_trajectories=len(good), records=_write(out, lines))
 
 
+def _link_images(curated: Path, out: Path, lines: list[bytes]) -> None:
+    """The image files the chosen records name, beside them (hard links where possible)."""
+    import os
+    import shutil
+
+    names = {n for line in lines for n in orjson.loads(line).get(IMAGES, [])}
+    if names:
+        (out / IMAGES).mkdir(parents=True, exist_ok=True)
+    for name in sorted(names):
+        src, dst = curated / name, out / name
+        if not dst.exists():
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copyfile(src, dst)
+
+
 def all_trajectories(run: Path, out: Path, judge: str, *, seed: int,
-                     val_fraction: float) -> DataStats:
+                     val_fraction: float, prompt: PromptOptions | None = None) -> DataStats:
     lines: dict[str, list[bytes]] = {TRAIN: [], VALIDATION: []}
+    vision = prompt is not None and prompt.observation.image is not None
     used = n = good = 0
     with RunStore.open(run) as store:
         rows = list(store.rows())
@@ -90,7 +111,14 @@ def all_trajectories(run: Path, out: Path, judge: str, *, seed: int,
                             task=traj.task, relabeled=False, c_max=final or 0.0,
                             t_best=len(traj.steps), final_csr=final, satisfied=(), steps=kept)
             split = VALIDATION if row.task_id in held_out else TRAIN
-            lines[split] += [orjson.dumps(r) + b"\n" for r in render(traj, inst)]
+            for rec in render(traj, inst, prompt, store.trajectory_dir(traj.trajectory_id)):
+                if vision:
+                    rec, images = trl_record(rec["messages"])
+                    for name, data in images:
+                        (out / IMAGES).mkdir(parents=True, exist_ok=True)
+                        if not (out / name).exists():
+                            write_bytes_atomic(out / name, data)
+                lines[split].append(orjson.dumps(rec) + b"\n")
     return DataStats(choice="all", trajectories=n, used_trajectories=used,
                      successful_trajectories=good, records=_write(out, lines))
 

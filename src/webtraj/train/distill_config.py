@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
-from pydantic import Field, ValidationError
+from pydantic import Field, JsonValue, ValidationError, model_validator
 
+from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError, from_validation_error
 from webtraj.model.run_settings import run_default
@@ -28,6 +29,9 @@ class Rollouts(FrozenModel):
     max_steps: int = Field(default=run_default("max_steps"), ge=1)
     trials: int = Field(default=run_default("trials"), ge=1)
     workers: int = Field(default=run_default("workers"), ge=1)
+    # The agent's options (`--agent-option`); for the llm agent its prompt options
+    # (observation, image_max_side, action_set, ...), which the records are built with.
+    agent_options: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class StudentServe(FrozenModel):
@@ -37,6 +41,17 @@ class StudentServe(FrozenModel):
     max_tokens: int = Field(default=512, ge=1)
     max_steps: int | None = Field(default=None, ge=1)  # default: the teacher's
     workers: int = Field(default=1, ge=1)
+    # The student's llm agent options; default: the prompt options the records were built
+    # with. Any other prompt is refused (a student is evaluated on what it was trained on).
+    agent_options: dict[str, JsonValue] | None = None
+
+
+def differences(a: PromptOptions, b: PromptOptions) -> list[str]:
+    """`name: a != b` for each prompt option that differs."""
+    da, db = a.model_dump(mode="json"), b.model_dump(mode="json")
+    da.update(observation=a.observation.value, image_max_side=a.image_max_side)
+    db.update(observation=b.observation.value, image_max_side=b.image_max_side)
+    return [f"{k}: {da[k]!r} != {db[k]!r}" for k in da if da[k] != db.get(k)]
 
 
 class DistillConfig(FrozenModel):
@@ -55,6 +70,34 @@ class DistillConfig(FrozenModel):
     base: str
     train: TrainSettings = TrainSettings()
     student: StudentServe = StudentServe()
+    # The prompt the records are built with when the teacher is not the llm agent (a llm
+    # teacher's are its agent_options); default: the llm agent's.
+    prompt: PromptOptions | None = None
+
+    def prompt_options(self) -> PromptOptions:
+        """The prompt the records are built with and the student acts on: the llm teacher's
+        own (its observation included), else `prompt`."""
+        if self.teacher.agent == "llm":
+            return PromptOptions.model_validate(self.teacher.agent_options)
+        return self.prompt or PromptOptions()
+
+    @model_validator(mode="after")
+    def _student_sees_what_it_learns_from(self) -> DistillConfig:
+        trained = self.prompt_options()
+        if self.teacher.agent == "llm" and self.prompt is not None:
+            diff = differences(self.prompt, trained)
+            if diff:
+                raise ValueError("prompt differs from the llm teacher's agent_options (the "
+                                 f"records are built with the teacher's): {'; '.join(diff)}")
+        if self.student.agent_options is not None:
+            diff = differences(PromptOptions.model_validate(self.student.agent_options),
+                               trained)
+            if diff:
+                raise ValueError(
+                    "student.agent_options differ from the prompt the student is trained on "
+                    f"(student != teacher): {'; '.join(diff)}; a student is evaluated with "
+                    "the observation it was trained on")
+        return self
 
 
 def load_distill_config(path: Path, **overrides: object) -> DistillConfig:

@@ -243,10 +243,11 @@ def _tree_sample(root_pid: int, cpu: dict[int, float]) -> tuple[int, int]:
     return total, pss
 
 
-def measure(args: list[str]) -> tuple[float, int, int, float]:
-    """Wall seconds, peak summed RSS and PSS of the process tree, CPU seconds of the tree."""
+def measure(args: list[str], script: str = __file__) -> tuple[float, int, int, float]:
+    """Wall seconds, peak summed RSS and PSS of the process tree, CPU seconds of the tree,
+    of `script` run with `args` in a child process."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, __file__, *args])
+    proc = subprocess.Popen([sys.executable, script, *args])
     peak = peak_pss = 0
     cpu: dict[int, float] = {}
     done = threading.Event()

@@ -22,6 +22,7 @@ from webtraj.model import RunInfo, Score, Task, Termination, Trajectory
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.run import RunConfig, RunDefinition
 from webtraj.model.trajectory import Step
+from webtraj.store.files import artifact_files
 
 
 @dataclass(frozen=True)
@@ -50,17 +51,18 @@ def prefix_trajectory(pair: LabeledPair, agent: str) -> Trajectory:
         metadata={"hindsight_of": src.trajectory_id})
 
 
-def prefix_artifacts(pair: LabeledPair, traj: Trajectory) -> dict[str, Path | bytes]:
+def prefix_artifacts(pair: LabeledPair, traj: Trajectory) -> dict[str, bytes]:
     """The screenshots the prefix's observations show, and the HAR's requests made before
-    the stop."""
-    out: dict[str, Path | bytes] = {}
+    the stop, read from the exploration run by its one reader (`store.files`: no link is
+    followed out of the run)."""
+    files = artifact_files(pair.folder)
+    out: dict[str, bytes] = {}
     for obs in [s.observation for s in traj.steps]:
         for name in (obs.screenshot, obs.som_screenshot):
-            if name and (pair.folder / name).is_file():
-                out[name] = pair.folder / name
-    har = pair.folder / (traj.network_trace or "")
-    if traj.network_trace and har.is_file():
-        out[traj.network_trace] = har_before(har.read_bytes(), traj.finished_at)
+            if name and files.is_file(name):
+                out[name] = files.read(name)
+    if traj.network_trace and files.is_file(traj.network_trace):
+        out[traj.network_trace] = har_before(files.read(traj.network_trace), traj.finished_at)
     return out
 
 

@@ -78,7 +78,12 @@ def render(traj: Trajectory, inst: Instance, options: PromptOptions | None = Non
         for s in traj.steps[history.steps:step.t]:
             history.add(step_by_id(s))
         obs = observation_at(traj, step.t)
-        messages = builder.turns(task, obs, history, files=files)
+        prompt = builder.build(task, obs, history, files=files)
+        messages = prompt.turns
+        if prompt.view is not None:  # a point is answered in the pixels of the image sent
+            recorded = traj.steps[step.t].view if step.t < len(traj.steps) else None
+            step = step.model_copy(update={"action": prompt.view.in_image(step.action,
+                                                                          recorded)})
         messages.append({"role": "assistant", "content": urls.show(
             assistant_text(step.reasoning, step, obs.axtree))})
         out.append({"messages": messages})

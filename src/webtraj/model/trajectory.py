@@ -126,6 +126,22 @@ class ImageView(FrozenModel):
             update["to_x"], update["to_y"] = rest[0]
         return action.model_copy(update=update)
 
+    def in_image(self, action: Action, recorded: ImageView | None = None) -> Action:
+        """The stored (CSS) `action` as a model that saw this image answers it: the model's
+        own points when `recorded` (the step's view) saw an image of this size, else the
+        action's points mapped into this image (to 0.1 pixel)."""
+        if action.kind not in _AT_POINTS or action.x is None or action.y is None:
+            return action
+        if recorded is not None and recorded.points and (
+                recorded.width, recorded.height) == (self.width, self.height):
+            return recorded.seen(action)
+        x, y = self.to_image(action.x, action.y)
+        update: dict[str, float] = {"x": round(x, 1), "y": round(y, 1)}
+        if action.to_x is not None and action.to_y is not None:
+            tx, ty = self.to_image(action.to_x, action.to_y)
+            update["to_x"], update["to_y"] = round(tx, 1), round(ty, 1)
+        return action.model_copy(update=update)
+
     @staticmethod
     def points_of(action: Action) -> tuple[tuple[float, float], ...]:
         if action.kind not in _AT_POINTS or action.x is None or action.y is None:

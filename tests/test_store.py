@@ -6,6 +6,7 @@ from webtraj.model import InputError, RunInfo, Score, Trajectory
 from webtraj.model.score import ConstraintCheck
 from webtraj.report.summary import summarize
 from webtraj.store import DuplicateTrajectoryError, RunExistsError, RunStore
+from webtraj.store.queries import IndexReader
 
 
 def test_add_load_query_and_resume(tmp_path):
@@ -61,12 +62,13 @@ def test_scores_round_trip_and_aggregates(tmp_path):
         store.add_scores([(ids[0], Score(evaluator="network", value=1.0))])
         assert len(store.scores(ids[0], evaluator="network", latest_only=False)) == 2
         assert store.scores(ids[0], evaluator="network")[0].value == 1.0
-        [group] = store.index.mean_step_score(("site", "evaluator"))
-        assert (group.groups, group.count) == (("hotels", "csr"), 4)
-        assert group.mean == pytest.approx((0.0 + 0.5 + 1.0 + 0.5) / 4)
-        curve = store.index.step_curve(("evaluator",))
-        assert (curve[0].groups, curve[0].step, curve[0].count) == (("csr",), 0, 2)
-        assert curve[0].mean == pytest.approx(0.25)
+        # The one step curve (store.queries): current scores, a finished episode's final
+        # value carried forward; step 2 has no decided value and no point.
+        with IndexReader.open(store.root) as index:
+            curve = index.step_curve("csr")
+            assert index.site_step_curves("csr") == {"hotels": curve}
+        assert [(k, n) for k, _, n in curve] == [(0, 2), (1, 1), (3, 1)]
+        assert [m for _, m, _ in curve] == pytest.approx([0.25, 0.5, 0.75])
         summary = summarize(store)
         csr = summary.evaluators["csr"]
         assert (csr.scored, csr.unscored, csr.errors) == (2, 1, 1)

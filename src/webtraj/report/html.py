@@ -45,22 +45,16 @@ def _curve(store: RunStore, trajectory_id: str, evaluator: str | None
     return scores[0].step_values if scores and scores[0].step_values else None
 
 
-def _site_curves(store: RunStore, items) -> list[dict]:
-    """Mean CSR at each step index per site (the run's main constraint evaluator)."""
-    names = [o.csr_evaluator for o in items if o.csr_evaluator]
-    if not names:
-        return []
-    evaluator = max(set(names), key=names.count)
-    by_site: dict[str, list[tuple[int, float, int]]] = {}
-    for point in store.index.step_curve(("site",), evaluator=evaluator):
-        by_site.setdefault(point.groups[0] or "-", []).append(
-            (point.step, point.mean, point.count))
+def _site_curves(index: IndexReader, evaluator: str | None) -> list[dict]:
+    """Mean CSR at each step index per site: the run's step curve (`IndexReader.step_curve`,
+    current scores, finished episodes carried forward) of each site, for the run's headline
+    evaluator, the one the overall curve draws."""
     out = []
-    for site, rows in sorted(by_site.items()):
-        values = tuple(mean for _, mean, _ in sorted(rows))
+    for site, curve in index.site_step_curves(evaluator).items():
+        values = tuple(mean for _, mean, _ in curve)
         out.append({"site": site, "evaluator": evaluator, "spark": sparkline(values),
                     "first": values[0], "last": values[-1], "steps": len(values),
-                    "episodes": rows[0][2]})
+                    "episodes": curve[0][2]})
     return out
 
 
@@ -93,9 +87,9 @@ def write_report(store: RunStore, path: str | Path | None = None, *,
         details.append({"traj": traj, "outcome": outcome, "curve": curve,
                         "spark": sparkline(curve) if curve else None,
                         "folder": f"{TRAJECTORIES}/{traj.trajectory_id}"})
-    site_curves = _site_curves(store, items)
     with IndexReader.open(store.root) as index:
         ev = csr_evaluator(index.evaluators())
+        site_curves = _site_curves(index, ev)
         constraints = index.by_constraint(ev)
         plot = step_plot(index.step_curve(ev))
         unscored = index.unscored_reasons()

@@ -61,23 +61,6 @@ class LatestScore(NamedTuple):
     has_constraints: bool
 
 
-class GroupMean(NamedTuple):
-    """Mean of the scored step values of one group (`groups`: the grouping columns' values)."""
-
-    groups: tuple[str | None, ...]
-    mean: float
-    count: int
-
-
-class StepMean(NamedTuple):
-    """Mean value at one step index within one group (a per-step curve's point)."""
-
-    groups: tuple[str | None, ...]
-    step: int
-    mean: float
-    count: int
-
-
 @dataclass(frozen=True)
 class TrajectoryRow:
     rowid: int
@@ -303,37 +286,3 @@ class RunIndex:
         ):
             out.setdefault(traj, {})[ev] = LatestScore(value, bool(err), bool(hc))
         return out
-
-    def _grouping(self, group_by: Sequence[str]) -> str:
-        allowed = {"site", "difficulty", "agent", "task_id", "evaluator"}
-        bad = set(group_by) - allowed
-        if bad:
-            raise ValueError(f"cannot group by {sorted(bad)}; choose from {sorted(allowed)}")
-        return ", ".join(f"s.{c}" if c == "evaluator" else f"t.{c}" for c in group_by)
-
-    def mean_step_score(self, group_by: Sequence[str] = ("site", "evaluator"),
-                        *, evaluator: str | None = None) -> list[GroupMean]:
-        """Mean of all scored step values, grouped by trajectory columns and/or evaluator.
-        Counts every stored score set; filter by evaluator to pick one."""
-        cols = self._grouping(group_by)
-        where, params = _where({"evaluator": evaluator}, prefix="s.")
-        where += (" AND " if where else " WHERE ") + "s.step_count > 0"
-        sql = (f"SELECT {cols}, SUM(s.step_sum) / SUM(s.step_count), SUM(s.step_count) "
-               f"FROM score_sets s JOIN trajectories t ON t.id = s.traj{where} "
-               f"GROUP BY {cols} ORDER BY {cols}")
-        n = len(group_by)
-        return [GroupMean(tuple(r[:n]), r[n], r[n + 1])
-                for r in self.conn.execute(sql, params)]
-
-    def step_curve(self, group_by: Sequence[str] = ("evaluator",),
-                   *, evaluator: str | None = None) -> list[StepMean]:
-        """Mean value at each step index (e.g. a per-step CSR curve), per group."""
-        cols = self._grouping(group_by)
-        where, params = _where({"evaluator": evaluator}, prefix="s.")
-        where += (" AND " if where else " WHERE ") + "s.steps IS NOT NULL"
-        sql = (f"SELECT {cols}, j.key, AVG(j.value), COUNT(j.value) FROM score_sets s "
-               f"JOIN trajectories t ON t.id = s.traj, json_each(s.steps) j{where} "
-               f"GROUP BY {cols}, j.key ORDER BY {cols}, j.key")
-        n = len(group_by)
-        return [StepMean(tuple(r[:n]), int(r[n]), r[n + 1], r[n + 2])
-                for r in self.conn.execute(sql, params)]

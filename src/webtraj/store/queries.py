@@ -256,29 +256,43 @@ class IndexReader:
         rows.sort(key=lambda r: (r.rate if r.rate is not None else 2.0, r.name))
         return rows
 
-    def step_curve(self, ev: str | None) -> list[tuple[int, float, int]]:
+    def step_curve(self, ev: str | None, *, site: str | None = None
+                   ) -> list[tuple[int, float, int]]:
         """(step, mean value, episodes still running) of the current per-step values of
-        `ev`. The mean is over every episode with a curve: one that has finished counts with
-        its final value from then on (carried forward), so the curve ends at the run's final
-        mean and a late step run by one episode is not that episode's value alone."""
+        `ev`, over the run or over one `site` ("-": trajectories without a site). The mean is
+        over every episode with a curve: one that has finished counts with its final value
+        from then on (carried forward), so the curve ends at the run's (the site's) final
+        mean and a late step run by one episode is not that episode's value alone. This is
+        the one definition of a step curve (docs/reference.md): every curve of report.html
+        and the viewer is drawn from it."""
         if ev is None:
             return []
         conn = self._conn
+        params: tuple[str, ...] = (ev,) if site is None else (ev, site)
         if self.has_summary:
-            rows = conn.execute("SELECT step, total, n FROM step_totals WHERE evaluator = ? "
-                                "AND n > 0 ORDER BY step", (ev,)).fetchall()
-            source = ("FROM current_scores c JOIN score_sets s ON s.id = c.score "
-                      "WHERE c.evaluator = ? AND s.steps IS NOT NULL")
+            scores = "FROM current_scores c JOIN score_sets s ON s.id = c.score"
+            where = (" WHERE c.evaluator = ? AND s.steps IS NOT NULL"
+                     + ("" if site is None else " AND COALESCE(c.site, '-') = ?"))
+            source = scores + where
+            if site is None:  # the summary's totals by step
+                rows = conn.execute("SELECT step, total, n FROM step_totals WHERE "
+                                    "evaluator = ? AND n > 0 ORDER BY step", (ev,)).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT CAST(j.key AS INTEGER), SUM(j.value), COUNT(j.value) "
+                    f"{scores}, json_each(s.steps) j{where} "
+                    "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", params).fetchall()
         else:
+            where = "" if site is None else " WHERE COALESCE(t.site, '-') = ?"
+            source = f"FROM tv t{latest_join('s', 'JOIN', ' AND steps IS NOT NULL')}{where}"
             rows = conn.execute(
                 "SELECT CAST(j.key AS INTEGER), SUM(j.value), COUNT(j.value) FROM tv t"
-                f"{latest_join('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j "
-                "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", (ev,)).fetchall()
-            source = f"FROM tv t{latest_join('s', 'JOIN', ' AND steps IS NOT NULL')}"
+                f"{latest_join('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j"
+                f"{where} GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", params).fetchall()
         # Episodes by the index of their last observation: the sum and count of final values.
         ends = sorted(conn.execute(
             "SELECT json_array_length(s.steps) - 1, SUM(json_extract(s.steps, '$[#-1]')), "
-            f"COUNT(json_extract(s.steps, '$[#-1]')) {source} GROUP BY 1", (ev,)).fetchall())
+            f"COUNT(json_extract(s.steps, '$[#-1]')) {source} GROUP BY 1", params).fetchall())
         out = []
         carried_sum, carried_n, e = 0.0, 0, 0
         for k, total, n in rows:
@@ -288,6 +302,16 @@ class IndexReader:
                 e += 1
             out.append((int(k), (float(total) + carried_sum) / (int(n) + carried_n), int(n)))
         return out
+
+    def site_step_curves(self, ev: str | None) -> dict[str, list[tuple[int, float, int]]]:
+        """`step_curve` of each site of the run ("-": trajectories without a site), in the
+        sites' order; sites without a curve left out."""
+        if ev is None:
+            return {}
+        sites = [r[0] for r in self._conn.execute(
+            "SELECT DISTINCT COALESCE(site, '-') FROM tv ORDER BY 1")]
+        curves = {site: self.step_curve(ev, site=site) for site in sites}
+        return {site: curve for site, curve in curves.items() if curve}
 
     def judge_agreement(self, names: list[str]) -> list[Agreement]:
         """Success agreement (value == 1) between every two constraint judges on the episodes

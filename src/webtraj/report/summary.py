@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from webtraj.llm.usage import ModelUsage, PriceTable
 from webtraj.report.metrics import RunMetrics, run_metrics
 from webtraj.report.usage import judge_usage, run_usage, trajectory_usage
-from webtraj.store.queries import IndexReader
+from webtraj.store.queries import IndexReader, ScoreCounts
 from webtraj.store.run_store import RunStore
 
 
@@ -81,9 +81,7 @@ def summarize(store: RunStore, *, verify: bool = True,
     with IndexReader.open(store.root) as index:
         metrics = run_metrics(index)
         judges = judge_usage(index)
-    evaluators: dict[str, EvaluatorSummary] = {}
-    sums: dict[str, list[float]] = {}
-    is_csr: dict[str, bool] = {}
+        counts = index.evaluator_counts()
     rows = []
     for row in store.rows():
         if row.trajectory_id in bad_ids:
@@ -96,28 +94,26 @@ def summarize(store: RunStore, *, verify: bool = True,
             error=row.error, usage=usage, wall_s=wall,
             judge_usage=judges.get(row.trajectory_id, {}),
             scores={ev: None if row.error else v.value for ev, v in per.items()}))
-        for ev, (value, err, has_constraints) in per.items():
-            agg = evaluators.setdefault(ev, EvaluatorSummary(evaluator=ev))
-            if row.error or (value is None and err):
-                agg.errors += 1
-            elif value is not None:
-                agg.scored += 1
-                sums.setdefault(ev, []).append(value)
-            else:
-                agg.unscored += 1
-            is_csr[ev] = is_csr.get(ev, False) or has_constraints
-    for ev, agg in evaluators.items():
-        values = sums.get(ev, [])
-        if values:
-            agg.mean = sum(values) / len(values)
-            agg.sr = sum(1 for v in values if v >= 1.0) / len(values)
-            if is_csr.get(ev):
-                agg.csr = agg.mean
+    # Listed in the order the trajectories first name them (as `runs show --json` always has).
+    order = {ev: i for i, ev in enumerate(dict.fromkeys(
+        ev for _, per in sorted(latest.items()) for ev in per))}
+    evaluators = {ev: _evaluator_summary(ev, counts[ev])
+                  for ev in sorted(counts, key=lambda ev: order.get(ev, len(order)))}
     return RunSummary(path=str(store.root), info=store.info.model_dump(mode="json"),
                       n_trajectories=len(rows), episode_errors=sum(1 for r in rows if r.error),
                       metrics=metrics, evaluators=evaluators,
                       usage=run_usage(store.info).summary(prices), trajectories=rows,
                       corrupt=corrupt)
+
+
+def _evaluator_summary(ev: str, counts: ScoreCounts) -> EvaluatorSummary:
+    """An evaluator's row from its counts (`IndexReader.evaluator_counts`, the one place
+    they are counted)."""
+    mean = counts.total / counts.scored if counts.scored else None
+    return EvaluatorSummary(
+        evaluator=ev, scored=counts.scored, unscored=counts.unscored, errors=counts.errors,
+        mean=mean, sr=counts.success / counts.scored if counts.scored else None,
+        csr=mean if counts.with_constraints else None)
 
 
 def _read_all(store: RunStore) -> Iterator[tuple[str, Exception | None,

@@ -100,6 +100,8 @@ class ScoreCounts(BaseModel):
     unscored: int = 0
     success: int = 0
     total: float = 0.0
+    # Scores that carry per-constraint judgements (their value is a CSR).
+    with_constraints: int = 0
 
     def __add__(self, other: ScoreCounts) -> ScoreCounts:
         return ScoreCounts(**{k: getattr(self, k) + getattr(other, k)
@@ -364,14 +366,17 @@ class IndexReader:
     # --- metric counts (report.metrics) ---------------------------------------------------
     def _current(self) -> str:
         """The current score of each (evaluator, trajectory): evaluator, traj, value, err
-        (the episode ended in an error), serr (the score is an evaluator error), body."""
+        (the episode ended in an error), serr (the score is an evaluator error), hc (it
+        carries constraint judgements), body."""
         if self._current_scores is None:
             self._current_scores = (
                 "SELECT c.evaluator AS evaluator, c.traj AS traj, c.value AS value, "
-                "c.err AS err, s.error AS serr, s.body AS body FROM current_scores c "
-                "JOIN score_sets s ON s.id = c.score" if self.has_summary else
+                "c.err AS err, s.error AS serr, s.has_constraints AS hc, s.body AS body "
+                "FROM current_scores c JOIN score_sets s ON s.id = c.score"
+                if self.has_summary else
                 "SELECT s.evaluator AS evaluator, s.traj AS traj, s.value AS value, "
-                "t.error IS NOT NULL AS err, s.error AS serr, s.body AS body FROM score_sets s "
+                "t.error IS NOT NULL AS err, s.error AS serr, s.has_constraints AS hc, "
+                "s.body AS body FROM score_sets s "
                 "JOIN main.trajectories t ON t.id = s.traj WHERE s.id IN "
                 "(SELECT MAX(id) FROM score_sets GROUP BY traj, evaluator)")
         return self._current_scores
@@ -383,16 +388,17 @@ class IndexReader:
         return episodes or 0, errors or 0
 
     def evaluator_counts(self) -> dict[str, ScoreCounts]:
-        """Per evaluator with a stored score, the counts of its current scores."""
+        """Per evaluator with a stored score, the counts of its current scores: the one
+        place they are counted (report.metrics, `runs show`'s evaluators, the viewer)."""
         out = {}
-        for ev, n, errors, scored, unscored, success, total in self._conn.execute(
+        for ev, n, errors, scored, unscored, success, total, hc in self._conn.execute(
                 "SELECT evaluator, COUNT(*), SUM(err OR (value IS NULL AND serr)), "
                 "SUM(NOT err AND value IS NOT NULL), SUM(NOT err AND value IS NULL AND NOT serr), "
-                "SUM(NOT err AND value >= 1.0), SUM(CASE WHEN NOT err THEN value END) "
-                f"FROM ({self._current()}) GROUP BY evaluator"):
+                "SUM(NOT err AND value >= 1.0), SUM(CASE WHEN NOT err THEN value END), "
+                f"SUM(hc) FROM ({self._current()}) GROUP BY evaluator"):
             out[ev] = ScoreCounts(episodes=n, errors=errors or 0, scored=scored or 0,
                                   unscored=unscored or 0, success=success or 0,
-                                  total=total or 0.0)
+                                  total=total or 0.0, with_constraints=hc or 0)
         return out
 
     def detail_total(self, evaluators: list[str], key: str) -> tuple[float, int]:

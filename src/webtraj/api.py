@@ -31,11 +31,11 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Group
 from rich.text import Text
 
-from webtraj.agents.plugins import options_model_of
 from webtraj.agents.protocol import Agent, AgentError
 from webtraj.agents.registry import check_agent_options
 from webtraj.model import InputError, Score, Task, Trajectory
 from webtraj.model.errors import from_validation_error
+from webtraj.model.plugins import options_model_of
 from webtraj.model.run_settings import RunConfig
 from webtraj.report.summary import RunSummary, summarize
 from webtraj.store import RunStore

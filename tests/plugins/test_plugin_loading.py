@@ -13,11 +13,11 @@ import pytest
 
 from factories import make_trajectory
 from webtraj.agents import check_agent_options, make_agent
-from webtraj.agents.plugins import load_options_file, parse_option_pairs
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.registry import ConfigError, create
 from webtraj.evaluate.spec import parse_evaluator_spec
 from webtraj.model import InputError, Observation
+from webtraj.model.plugins import load_options_file, parse_option_pairs
 
 USER_MODULE = '''
 from pydantic import BaseModel, ConfigDict

@@ -35,7 +35,6 @@ from typing import Any, Protocol
 
 from pydantic import Field, model_serializer, model_validator
 
-from webtraj.agents.plugins import StrictOptions
 from webtraj.agents.prompting import (
     EXAMPLE_ASSISTANT,
     EXAMPLE_USER,
@@ -52,6 +51,7 @@ from webtraj.llm.messages import Message
 from webtraj.llm.tokens import trim_tree
 from webtraj.model.action import ActionSet
 from webtraj.model.errors import InputError
+from webtraj.model.plugins import StrictOptions
 from webtraj.model.task import Task
 from webtraj.model.trajectory import ImageView, Observation, Step
 from webtraj.store.files import Missing, NotInRun, artifact_files

@@ -17,7 +17,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from webtraj.agents.plugins import (
+from webtraj.agents.prompt_builder import PromptOptions
+from webtraj.agents.protocol import Agent, AgentError
+from webtraj.model import InputError
+from webtraj.model.plugins import (
     StrictOptions,
     entry_point_names,
     is_spec,
@@ -26,9 +29,6 @@ from webtraj.agents.plugins import (
     options_model_of,
     validate_options,
 )
-from webtraj.agents.prompt_builder import PromptOptions
-from webtraj.agents.protocol import Agent, AgentError
-from webtraj.model import InputError
 
 ENTRY_POINT_GROUP = "webtraj.agents"
 

@@ -135,10 +135,10 @@ def _prompt_options(pairs: list[str]):
     """--prompt-option pairs as the prompt builder's options; a bad one names the option."""
     from pydantic import ValidationError
 
-    from webtraj.agents.plugins import parse_option_pairs
     from webtraj.agents.prompt_builder import PromptOptions
     from webtraj.model import InputError
     from webtraj.model.errors import from_validation_error
+    from webtraj.model.plugins import parse_option_pairs
 
     try:
         return PromptOptions.model_validate(parse_option_pairs(pairs))

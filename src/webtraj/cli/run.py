@@ -94,11 +94,11 @@ def run(
     One writer per run: while a command writes a run (run, record, eval --run, judges
     compare, curate, import), another one writing it is refused (exit 2), naming the process.
     """
-    from webtraj.agents.plugins import load_options_file, parse_option_pairs
     from webtraj.agents.protocol import AgentError
     from webtraj.evaluate.spec import parse_evaluator_spec
     from webtraj.execute.run import RunConfig, execute_run
     from webtraj.model import InputError
+    from webtraj.model.plugins import load_options_file, parse_option_pairs
     from webtraj.report.html import write_report
     from webtraj.report.tables import run_tables
     from webtraj.report.usage import load_prices
@@ -199,12 +199,10 @@ class _Tally:
         self.label = "success"
 
     def add(self, ev: EpisodeEvent) -> str:
-        from webtraj.evaluate.metrics import family_of
+        from webtraj.evaluate.registry import family_of, headline_evaluator
 
         if ev.scores:
-            name = min(ev.scores, key=lambda n: (family_of(n).order,
-                                                 n != family_of(n).preferred, n))
-            family = family_of(name)
+            family = family_of(headline_evaluator(list(ev.scores)) or "")
             self.label = next((m.label for m in family.metrics if m.is_rate), "success")
         if ev.error is None and ev.headline is not None:
             self.scored += 1

@@ -1,6 +1,6 @@
 """Scorers of `Eval` cases as evaluators of the registry.
 
-A case is stored as a trajectory (`harness_store.case_trajectory`): its input and expected
+A case is stored as a trajectory (`harness.case_trajectory`): its input and expected
 answer in the task metadata, the task's output as the answer. `FunctionScorer` makes any
 function of `input, output, expected, metadata` an evaluator of such trajectories; the
 built-in `operation_match`, `action_correct` and `element_match` are registered under those
@@ -106,22 +106,6 @@ class FunctionScorer:
         if inspect.isawaitable(value):
             value = await value
         return to_scores(self.name, value)
-
-
-def as_evaluator(scorer: Any, env: EvalEnv | None = None) -> Evaluator:
-    """An `Eval` scorer as an evaluator: an evaluator as is, a registry config or name
-    built by the registry, a function wrapped."""
-    from webtraj.evaluate.registry import create
-
-    if isinstance(scorer, str):
-        return create({"evaluator": scorer}, env)
-    if isinstance(scorer, Mapping):
-        return create(scorer, env)
-    if inspect.iscoroutinefunction(getattr(scorer, "evaluate", None)):
-        return scorer
-    if callable(scorer):
-        return FunctionScorer(scorer)
-    raise TypeError(f"scorer {scorer!r} is not a function, an evaluator or an evaluator config")
 
 
 # --- built-in scorers (the Multimodal-Mind2Web cookbook's) -------------------------------

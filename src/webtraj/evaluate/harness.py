@@ -2,7 +2,7 @@
 front of the evaluator framework.
 
 Each case is `{"input", "expected", "metadata"}`. The task turns an input into an output; the
-case becomes a trajectory (`harness_store.case_trajectory`) and every scorer is an evaluator
+case becomes a trajectory (`case_trajectory`) and every scorer is an evaluator
 run on it by `scoring.run_evaluator`, as `webtraj eval` runs them: an evaluator, a registry
 config or name (`"action_correct"`), or a plain function called with the keyword arguments it
 names among `input, output, expected, metadata` (all four if it takes `**kwargs`) returning a
@@ -19,22 +19,27 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import Field
 
 from webtraj.evaluate.case_scorers import (
     CASE_ARGS,
+    META_PREFIX,
+    FunctionScorer,
     NamedScore,
     action_correct,
-    as_evaluator,
     element_match,
     operation_match,
 )
-from webtraj.evaluate.harness_store import case_trajectory, store_eval
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
+from webtraj.evaluate.registry import create
 from webtraj.evaluate.scoring import run_evaluator
 from webtraj.model.base import FrozenModel
+from webtraj.model.run import RunInfo
 from webtraj.model.score import Score
-from webtraj.model.trajectory import Trajectory
+from webtraj.model.task import Task
+from webtraj.model.trajectory import Termination, Trajectory
+from webtraj.store import RunStore
 
 __all__ = ["Eval", "EvalCase", "EvalResult", "CaseResult", "NamedScore", "ScoreSummary",
            "action_correct", "element_match", "operation_match"]
@@ -106,6 +111,60 @@ def _as_case(item: Any, i: int) -> EvalCase:
                         expected=getattr(item, "expected", None),
                         metadata=dict(getattr(item, "metadata", None) or {}))
     return case if case.id else case.model_copy(update={"id": f"case-{i:05d}"})
+
+
+def as_evaluator(scorer: Any, env: EvalEnv | None = None) -> Evaluator:
+    """An `Eval` scorer as an evaluator: an evaluator as is, a registry config or name
+    built by the registry, a function wrapped."""
+    if isinstance(scorer, str):
+        return create({"evaluator": scorer}, env)
+    if isinstance(scorer, Mapping):
+        return create(scorer, env)
+    if inspect.iscoroutinefunction(getattr(scorer, "evaluate", None)):
+        return scorer
+    if callable(scorer):
+        return FunctionScorer(scorer)
+    raise TypeError(f"scorer {scorer!r} is not a function, an evaluator or an evaluator config")
+
+
+
+def _json(value: Any) -> Any:
+    """A JSON-safe copy (unknown objects become their text)."""
+    return orjson.loads(orjson.dumps(value, default=str))
+
+
+def case_trajectory(eval_name: str, case_id: str, input: Any, expected: Any,
+                    metadata: Mapping[str, Any], output: Any, *, error: str | None,
+                    duration_s: float) -> Trajectory:
+    meta = _json(dict(metadata))
+    task = Task(task_id=case_id, intent=str(_json(input))[:2000],
+                site=str(meta.get("website")) if meta.get("website") else None,
+                metadata={"input": _json(input), "expected": _json(expected),
+                          **{f"{META_PREFIX}{k}": v for k, v in meta.items()}})
+    return Trajectory(
+        trajectory_id=Trajectory.make_id(case_id, eval_name, 0), task=task,
+        agent=eval_name, answer=orjson.dumps(_json(output)).decode(),
+        termination=Termination.ERROR if error else Termination.IMPORTED,
+        error=error, metadata={"duration_s": duration_s})
+
+
+def store_eval(root: str | Path, result: EvalResult,
+               cases: Sequence[tuple[Trajectory, Sequence[Score]]], *,
+               scorers: Sequence[str], group_by: Sequence[str] = ()) -> Path:
+    eval_info = {"kind": "eval", "scorers": list(scorers), "group_by": list(group_by)}
+    info = RunInfo(name=result.name, command="Eval", results=eval_info)
+    summary = {k: v.model_dump() for k, v in result.summary.items()}
+    grouped = {key: {g: {n: s.model_dump() for n, s in ss.items()}
+                     for g, ss in result.grouped(key).items()} for key in group_by}
+    with RunStore.open_or_create(root, info) as store:
+        pairs: list[tuple[str, Score]] = []
+        for traj, scores in cases:
+            store.add_trajectory(traj, replace=True)
+            pairs.extend((traj.trajectory_id, s) for s in scores)
+        store.add_scores(pairs)
+        store.update_info(results={**store.info.results, **eval_info,
+                                   "summary": _json(summary), "grouped": _json(grouped)})
+    return Path(root)
 
 
 class Eval:

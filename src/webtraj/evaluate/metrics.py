@@ -2,11 +2,13 @@
 summary (constraints: SR and CSR; miniwob: success rate and mean reward; WebArena-Verified:
 pass rate over a task's checks and each check's pass rate; outcome judges: success rate).
 
-An evaluator module declares its family here (`declare`); summaries (report, viewer, CLI)
-ask `family_of(stored evaluator name)` and never branch on names themselves. A stored name
-is the registered name, optionally followed by what the instance checks (`constraints:rule`,
-`NetworkEventEvaluator[GET __HOTELS__/search]`, `miniwob#2`). Scores of a plug-in evaluator
-that declares no family are read as a generic score (mean and success rate).
+An evaluator module defines its `Family` here; the family is part of the evaluator's
+registry entry (`evaluate.registry.BUILTINS`), and summaries (report, viewer, CLI) ask
+`registry.family_of(stored evaluator name)` and never branch on names themselves. A stored
+name is the registered name, optionally followed by what the instance checks
+(`constraints:rule`, `NetworkEventEvaluator[GET __HOTELS__/search]`, `miniwob#2`). Scores of
+a plug-in evaluator that declares no family (a `family` attribute) are read as a generic
+score (mean and success rate).
 
 Rates come with a Wilson 95% interval; every metric carries the n it is computed over.
 Episodes that ended in an infrastructure error are never part of a metric (they are counted
@@ -43,8 +45,6 @@ class Metric(FrozenModel):
 class Family(FrozenModel):
     name: str
     label: str
-    # Registered evaluator names whose scores belong to the family.
-    evaluators: tuple[str, ...]
     metrics: tuple[Metric, ...]
     # One summary row per family over all its instances (a task's checks together: the
     # WebArena-Verified pass), besides one row per instance; else one row per instance.
@@ -59,23 +59,10 @@ class Family(FrozenModel):
 
 SR = Metric(key="sr", label="SR", source="success",
             help="success rate: share of scored episodes whose score is 1")
-GENERIC = Family(name="score", label="score", evaluators=(), order=90, metrics=(
+GENERIC = Family(name="score", label="score", order=90, metrics=(
     Metric(key="success", label="success", source="success",
            help="share of scored episodes whose score is 1"),
     Metric(key="mean", label="mean", source="mean", help="mean score")))
-
-_FAMILIES: dict[str, Family] = {}
-
-
-def declare(family: Family) -> Family:
-    """Register a family for its evaluators (idempotent for the same declaration)."""
-    for name in family.evaluators:
-        known = _FAMILIES.get(name)
-        if known is not None and known != family:
-            raise ValueError(f"evaluator {name!r} already belongs to family {known.name!r}")
-        _FAMILIES[name] = family
-    return family
-
 
 _BASE = re.compile(r"^[^:\[#]+")
 
@@ -85,12 +72,6 @@ def base_name(evaluator: str) -> str:
     `constraints`, `NetworkEventEvaluator[GET /x]#2` -> `NetworkEventEvaluator`)."""
     m = _BASE.match(evaluator)
     return m.group(0) if m else evaluator
-
-
-def family_of(evaluator: str) -> Family:
-    import webtraj.evaluate.registry  # noqa: F401  (importing the built-ins declares their families)
-
-    return _FAMILIES.get(base_name(evaluator), GENERIC)
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float] | None:

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from webtraj.evaluate.metrics import Family, Metric, declare
+from webtraj.evaluate.metrics import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.formats.har import parse_trace
 from webtraj.model import InputError, Score, Trajectory
@@ -143,9 +143,9 @@ def factory(options: MiniWoBOptions, env: EvalEnv) -> MiniWoBEvaluator:
     return MiniWoBEvaluator(options)
 
 
-FAMILY = declare(Family(name="miniwob", label="MiniWoB++", evaluators=(NAME,), order=20,
+FAMILY = Family(name="miniwob", label="MiniWoB++", order=20,
                         value_label="success", metrics=(
     Metric(key="success", label="success", source="success",
            help="share of scored episodes with a raw reward > 0"),
     Metric(key="reward", label="reward", source="detail", detail="reward",
-           help="mean time-discounted reward the page gave (episodes it gave one)"))))
+           help="mean time-discounted reward the page gave (episodes it gave one)")))

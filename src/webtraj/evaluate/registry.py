@@ -6,9 +6,15 @@ are one discriminated union keyed by `evaluator` (`BuiltinConfig`, as webarena-v
 evaluator configs are), so a bad config is an error naming the evaluator and the field
 before anything runs.
 
+Each entry carries the evaluator's metric family (`evaluate.metrics.Family`: the headline
+metrics summaries show for its scores); `family_of(stored name)` reads it, and
+`headline_evaluator(names)` picks a run's headline evaluator by it. Nothing registers by
+being imported: this table is the registry.
+
 A user's evaluator is a spec `my_pkg.mod:MyEvaluator` or an entry point of the
-`webtraj.evaluators` group (a class or factory; options model in its `Options` attribute; it
-is called with `options=` and, when it has such a parameter, `env=`). The first config that
+`webtraj.evaluators` group (a class or factory; options model in its `Options` attribute,
+metric family in its `family` attribute, generic without one; it is called with `options=`
+and, when it has such a parameter, `env=`). The first config that
 names one registers it explicitly into the same registry (`Registry.register_plugin`).
 """
 
@@ -21,23 +27,16 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from webtraj.agents.plugins import (
-    entry_point_names,
-    is_spec,
-    load_entry_point,
-    load_spec,
-    options_model_of,
-    validate_options,
-)
 from webtraj.evaluate import case_scorers, miniwob
 from webtraj.evaluate.case_scorers import CaseScorerConfig
 from webtraj.evaluate.constraints import plugin as constraints
 from webtraj.evaluate.constraints.evaluator import ConstraintsOptions
 from webtraj.evaluate.errors import ConfigError
+from webtraj.evaluate.metrics import GENERIC, Family, base_name
 from webtraj.evaluate.mind2web import evaluator as mind2web
 from webtraj.evaluate.mind2web.evaluator import Mind2WebOptions
 from webtraj.evaluate.miniwob import MiniWoBOptions
-from webtraj.evaluate.outcome import plugin as _outcome_family  # noqa: F401  (declares it)
+from webtraj.evaluate.outcome import plugin as outcome
 from webtraj.evaluate.outcome import webjudge, webvoyager
 from webtraj.evaluate.outcome.webjudge import WebJudgeOptions
 from webtraj.evaluate.outcome.webvoyager import WebVoyagerOptions
@@ -46,9 +45,17 @@ from webtraj.evaluate.webarena_verified import plugin as wav
 from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
 from webtraj.model import Task
 from webtraj.model.errors import InputError, from_validation_error
+from webtraj.model.plugins import (
+    entry_point_names,
+    is_spec,
+    load_entry_point,
+    load_spec,
+    options_model_of,
+    validate_options,
+)
 
 __all__ = ["BUILTINS", "BuiltinConfig", "ConfigError", "Entry", "Registry", "check",
-           "check_task", "create", "registry"]
+           "check_task", "create", "family_of", "headline_evaluator", "registry"]
 
 ENTRY_POINT_GROUP = "webtraj.evaluators"
 
@@ -61,33 +68,39 @@ class Entry:
     build: Callable[[Any, EvalEnv], Evaluator]
     config: type[BaseModel] | None
     help: str
+    # What its scores mean in a summary (headline metrics, rank among families).
+    family: Family = GENERIC
     # A user's evaluator: its options model does not carry the `evaluator` key.
     plugin: bool = False
 
 
 def _builtin(config: type[BaseModel], build: Callable[[Any, EvalEnv], Evaluator],
-             help: str, *names: str) -> dict[str, Entry]:
-    return {name: Entry(name, build, config, help) for name in names}
+             help: str, family: Family, *names: str) -> dict[str, Entry]:
+    return {name: Entry(name, build, config, help, family) for name in names}
 
 
 BUILTINS: dict[str, Entry] = {
     **_builtin(ConstraintsOptions, constraints.factory,
                "CSR/SR with a rule, llm, vlm or oracle judge (the constraint-based evaluation "
-               "paper)", "constraints"),
+               "paper)", constraints.FAMILY, "constraints"),
     **_builtin(MiniWoBOptions, miniwob.factory,
-               "MiniWoB++: the page's own reward (success = raw reward > 0)", miniwob.NAME),
+               "MiniWoB++: the page's own reward (success = raw reward > 0)", miniwob.FAMILY,
+               miniwob.NAME),
     **_builtin(Mind2WebOptions, mind2web.factory,
                "Mind2Web: element accuracy, operation F1, step and task success against the "
-               "task's annotated steps", mind2web.NAME),
+               "task's annotated steps", mind2web.FAMILY, mind2web.NAME),
     **_builtin(WebVoyagerOptions, webvoyager.factory,
-               "last k screenshots + answer -> SUCCESS/NOT SUCCESS, n runs", "webvoyager"),
+               "last k screenshots + answer -> SUCCESS/NOT SUCCESS, n runs", outcome.FAMILY,
+               "webvoyager"),
     **_builtin(WebJudgeOptions, webjudge.factory,
-               "key points, screenshot relevance, verdict (Online-Mind2Web)", "webjudge"),
+               "key points, screenshot relevance, verdict (Online-Mind2Web)", outcome.FAMILY,
+               "webjudge"),
     **_builtin(AgentResponseConfig, wav.WavEvaluator,
-               "WebArena-Verified: the agent's final structured answer",
+               "WebArena-Verified: the agent's final structured answer", wav.FAMILY,
                "AgentResponseEvaluator"),
     **_builtin(NetworkEventConfig, wav.WavEvaluator,
-               "WebArena-Verified: a request in the trajectory's HAR", "NetworkEventEvaluator"),
+               "WebArena-Verified: a request in the trajectory's HAR", wav.FAMILY,
+               "NetworkEventEvaluator"),
     **{fn.__name__: Entry(fn.__name__, case_scorers.builtin_scorer, CaseScorerConfig,
                           (fn.__doc__ or "").split("\n")[0] + " (Eval cases)")
        for fn in case_scorers.BUILTINS},
@@ -125,8 +138,9 @@ def _plugin_entry(name: str, target: Any) -> Entry:
             raise ConfigError(f"evaluator {name!r} needs a `name` string", field="evaluator")
         return evaluator
 
+    family = getattr(target, "family", None)
     return Entry(name, build, model, (inspect.getdoc(target) or "").split("\n")[0],
-                 plugin=True)
+                 family if isinstance(family, Family) else GENERIC, plugin=True)
 
 
 class Registry:
@@ -144,6 +158,10 @@ class Registry:
 
     def names(self) -> list[str]:
         return sorted({*BUILTINS, *self._plugins})
+
+    def known(self, name: str) -> Entry | None:
+        """The built-in or registered entry of `name`, loading nothing."""
+        return BUILTINS.get(name) or self._plugins.get(name)
 
     def __contains__(self, name: str) -> bool:
         return name in BUILTINS or name in self._plugins
@@ -218,6 +236,28 @@ def _config_error(name: str, exc: ValidationError, *, file: str | None,
 
 registry = Registry()
 """The process-wide registry: the built-ins and the users' evaluators named so far."""
+
+
+def family_of(evaluator: str) -> Family:
+    """The metric family of a stored evaluator name (its registered name's entry; generic
+    for a name no entry of this process knows)."""
+    entry = registry.known(base_name(evaluator))
+    return entry.family if entry is not None else GENERIC
+
+
+def headline_evaluator(names: list[str]) -> str | None:
+    """A run's headline evaluator among the stored evaluator names: of the family ranked
+    first (constraints, the oracle first; then MiniWoB++, WebArena-Verified, Mind2Web,
+    outcome judges, any other), the preferred instance. The one place this is decided: the
+    trajectory list, the site table, the step curves and the progress line show it."""
+    if not names:
+        return None
+
+    def rank(name: str) -> tuple:
+        family = family_of(name)
+        return family.order, name != family.preferred, name
+
+    return min(names, key=rank)
 
 
 def create(config: Mapping[str, Any], env: EvalEnv | None = None, **kw: Any) -> Evaluator:

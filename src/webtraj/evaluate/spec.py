@@ -7,8 +7,8 @@ from typing import Any
 
 import orjson
 
-from webtraj.agents.plugins import is_spec
 from webtraj.model import InputError
+from webtraj.model.plugins import is_spec
 
 
 def parse_evaluator_spec(spec: str) -> dict[str, Any]:

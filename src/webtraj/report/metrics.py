@@ -1,5 +1,5 @@
-"""A run's headline metrics, per evaluator family (`webtraj.evaluate.metrics`), from its
-index: one row per evaluator (per family for a grouped family such as WebArena-Verified,
+"""A run's headline metrics, per evaluator family (`webtraj.evaluate.registry.family_of`),
+from its index: one row per evaluator (per family for a grouped family such as WebArena-Verified,
 with a row per kind of check under it), each metric with its n and, for a rate, a Wilson 95%
 interval. Every surface (end-of-run table, `runs show`, `runs list`, report.html, viewer)
 shows these rows.
@@ -14,7 +14,8 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
-from webtraj.evaluate.metrics import Family, Metric, base_name, family_of, wilson
+from webtraj.evaluate.metrics import Family, Metric, base_name, wilson
+from webtraj.evaluate.registry import family_of, headline_evaluator
 from webtraj.store.queries import IndexReader, ScoreCounts
 
 
@@ -84,16 +85,8 @@ def ci_text(rate: float | None, n: int) -> str:
 
 def csr_evaluator(names: list[str]) -> str | None:
     """The run's headline evaluator, whose scores the trajectory list, the site table and the
-    per-step curve show: of the family ranked first (constraints, the oracle first; then
-    MiniWoB++, WebArena-Verified, outcome judges, any other), the preferred instance."""
-    if not names:
-        return None
-
-    def rank(name: str) -> tuple:
-        family = family_of(name)
-        return family.order, name != family.preferred, name
-
-    return min(names, key=rank)
+    per-step curves show (`evaluate.registry.headline_evaluator`)."""
+    return headline_evaluator(names)
 
 
 def _value(m: Metric, c: ScoreCounts, detail: tuple[float, int] | None = None) -> MetricValue:

@@ -20,7 +20,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from webtraj.evaluate.metrics import family_of
+from webtraj.evaluate.registry import family_of
 from webtraj.formats.image_header import sniff_mime
 from webtraj.model.errors import InputError
 from webtraj.model.ordering import difficulty_key, group_key, natural_key

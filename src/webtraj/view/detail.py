@@ -64,7 +64,7 @@ class TrajectoryView(BaseModel):
     @property
     def headline_label(self) -> str:
         """What the headline evaluator's value is called (CSR, success, pass, ...)."""
-        from webtraj.evaluate.metrics import family_of
+        from webtraj.evaluate.registry import family_of
 
         return family_of(self.csr_evaluator).value_label if self.csr_evaluator else "score"
 

@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from webtraj.agents.plugins import options_model_of, validate_options
 from webtraj.evaluate.constraints.csr import ObservationCSR, trajectory_score, unreadable_csr
 from webtraj.evaluate.constraints.extraction import ExtractionError, extract_constraints
 from webtraj.evaluate.constraints.judge import ConstraintJudge
@@ -28,6 +27,7 @@ from webtraj.evaluate.constraints.judge_plugins import (
 from webtraj.evaluate.page_flags import observation_flags
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.llm import LLMClient
+from webtraj.model.plugins import options_model_of, validate_options
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from webtraj.agents.plugins import (
+from webtraj.evaluate.constraints.judge import ConstraintJudge
+from webtraj.evaluate.protocol import EvalEnv
+from webtraj.model.plugins import (
     is_spec,
     load_entry_point,
     load_spec,
     options_model_of,
     validate_options,
 )
-from webtraj.evaluate.constraints.judge import ConstraintJudge
-from webtraj.evaluate.protocol import EvalEnv
 
 BUILTIN_JUDGES = ("rule", "llm", "vlm", "oracle")
 JUDGE_ENTRY_POINT_GROUP = "webtraj.judges"

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from webtraj.evaluate.metrics import Family, Metric, declare
+from webtraj.evaluate.metrics import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.step_metrics import TOP_K, Mind2WebStepScore, np_mean, score_step
 from webtraj.formats.mind2web.gold import EVALUATOR, GoldStep
@@ -140,7 +140,7 @@ def factory(options: Mind2WebOptions, env: EvalEnv) -> Mind2WebEvaluator:
     return Mind2WebEvaluator(options)
 
 
-FAMILY = declare(Family(name="mind2web", label="Mind2Web", evaluators=(NAME,), order=35,
+FAMILY = Family(name="mind2web", label="Mind2Web", order=35,
                         value_label="task success", metrics=(
     Metric(key="element_acc", label="element acc", source="detail", detail="element_acc",
            help="mean over tasks of the share of steps whose element is a positive "
@@ -150,4 +150,4 @@ FAMILY = declare(Family(name="mind2web", label="Mind2Web", evaluators=(NAME,), o
     Metric(key="step_sr", label="step SR", source="detail", detail="step_sr",
            help="mean over tasks of the share of steps with the right element and action"),
     Metric(key="task_sr", label="task SR", source="success",
-           help="share of scored tasks whose every step succeeded"))))
+           help="share of scored tasks whose every step succeeded")))

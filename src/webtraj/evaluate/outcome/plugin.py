@@ -1,9 +1,8 @@
 """The outcome judges' metric family (the registry's table lists the judges)."""
 
-from webtraj.evaluate.metrics import Family, Metric, declare
+from webtraj.evaluate.metrics import Family, Metric
 
-FAMILY = declare(Family(name="outcome", label="outcome judge",
-                        evaluators=("webvoyager", "webjudge"), order=40,
+FAMILY = Family(name="outcome", label="outcome judge", order=40,
                         value_label="success", metrics=(
     Metric(key="success", label="success", source="success",
-           help="share of scored episodes the judge called a success"),)))
+           help="share of scored episodes the judge called a success"),))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from webtraj.evaluate.metrics import Family, Metric, declare
+from webtraj.evaluate.metrics import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
 from webtraj.evaluate.webarena_verified.context import TaskContext
@@ -116,10 +116,10 @@ def _task_type(task: Any, config: AgentResponseConfig | NetworkEventConfig) -> s
                          field="eval") from None
 
 
-FAMILY = declare(Family(
+FAMILY = Family(
     name="webarena-verified", label="WebArena-Verified", grouped=True, order=30, value_label="pass",
-    evaluators=("AgentResponseEvaluator", "NetworkEventEvaluator"), metrics=(
+    metrics=(
         Metric(key="pass", label="pass", source="all_pass",
                help="share of episodes where every check of the task passed"),
         Metric(key="check_pass", label="check pass", source="success",
-               help="share of scored checks that passed"))))
+               help="share of scored checks that passed")))

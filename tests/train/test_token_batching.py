@@ -176,7 +176,27 @@ class FirstStepGradients:
         return Keep()
 
 
+class LoggedMetrics:
+    """Keeps the Trainer's logged dictionaries."""
+
+    def __new__(cls):
+        from transformers import TrainerCallback
+
+        class Keep(TrainerCallback):
+            def __init__(self):
+                self.logs = []
+
+            def on_log(self, args, state, control, logs=None, **kw):
+                self.logs.append(dict(logs or {}))
+
+        return Keep()
+
+
 def test_one_step_gradient_equals_batch_one_accumulation(split_data, base_model, tmp_path):
+    """One step's loss and LoRA gradients (lm_head trained in full too) are the same by every
+    path: TRL's fused head at batch 1 (the reference), the plain cross-entropy head in packed
+    and length-grouped micro-batches, the fused head packed. Entropy and token accuracy are
+    logged only when asked for, and then agree between the two heads."""
     from webtraj.train.config import LoraSettings, TrainConfig
     from webtraj.train.sft import train
 
@@ -190,31 +210,116 @@ def test_one_step_gradient_equals_batch_one_accumulation(split_data, base_model,
 
     tok = load_tokenizer(str(base_model))
     budget = 2 * max(token_length(tok, e) for e in read_split(data / "train.jsonl"))
-    runs = {"batch 1 x accumulation": {"batching": "records", "per_device_batch": 1},
-            "tokens, packed": {"packing": "on", "tokens_per_batch": budget},
-            "tokens, length-grouped": {"packing": "off", "tokens_per_batch": budget}}
-    grads, results = {}, {}
+    runs = {"batch 1 x accumulation, fused head": {"batching": "records", "per_device_batch": 1,
+                                                   "lm_head": "fused"},
+            "tokens, packed, plain head": {"packing": "on", "tokens_per_batch": budget,
+                                           "lm_head": "plain", "token_statistics": True},
+            "tokens, packed, fused head": {"packing": "on", "tokens_per_batch": budget,
+                                           "lm_head": "fused", "token_statistics": True},
+            "tokens, length-grouped, plain head": {"packing": "off", "tokens_per_batch": budget,
+                                                   "lm_head": "plain"}}
+    grads, results, logs = {}, {}, {}
     for name, opts in runs.items():
-        keep = FirstStepGradients()
+        keep, logged = FirstStepGradients(), LoggedMetrics()
         cfg = TrainConfig(data=data, base=str(base_model), out=tmp_path / name, epochs=1,
                           batch_size=n, learning_rate=1e-2, warmup_ratio=0, max_grad_norm=0,
                           lora=LoraSettings(**TINY_LORA), resume=False, **opts)
-        results[name] = train(cfg, callbacks=[keep])
+        results[name] = train(cfg, callbacks=[keep, logged])
         grads[name] = keep.grads
-    ref = grads["batch 1 x accumulation"]
+        logs[name] = next(x for x in logged.logs if "loss" in x)
+    ref_name = "batch 1 x accumulation, fused head"
+    ref = grads[ref_name]
     assert ref and sum(float(g.abs().sum()) for g in ref.values()) > 0
-    for name in ("tokens, packed", "tokens, length-grouped"):
+    assert any("lm_head" in p for p in ref)  # the head's own weight gets a gradient too
+    for name in runs:
+        assert results[name].lm_head.path == runs[name]["lm_head"]
+        assert results[name].lm_head.chosen_by == "option"
+        if name == ref_name:
+            continue
         b = results[name].batching
         assert b.mode == "tokens" and b.records_per_step == n and 1 < b.micro_batches < n
-        assert b.layout == ("packed" if "packed" in name else "padded")
-        assert results[name].first_loss == pytest.approx(
-            results["batch 1 x accumulation"].first_loss, rel=1e-5)
+        assert b.layout == ("padded" if "length-grouped" in name else "packed")
+        assert results[name].first_loss == pytest.approx(results[ref_name].first_loss,
+                                                         rel=1e-5)
         for param, g in ref.items():
             torch.testing.assert_close(grads[name][param], g, atol=1e-6, rtol=1e-5,
                                        msg=lambda m, p=param, k=name: f"{k} {p}: {m}")
-    on_disk = orjson.loads((tmp_path / "tokens, packed" / "train_result.json").read_bytes())
+    # Statistics: off by default, on when asked; the two heads report the same figures.
+    for name in (ref_name, "tokens, length-grouped, plain head"):
+        assert "entropy" not in logs[name] and "mean_token_accuracy" not in logs[name]
+    plain, fused = logs["tokens, packed, plain head"], logs["tokens, packed, fused head"]
+    assert plain["entropy"] > 0 and 0 <= plain["mean_token_accuracy"] <= 1
+    assert plain["entropy"] == pytest.approx(fused["entropy"], rel=1e-4)
+    assert plain["mean_token_accuracy"] == pytest.approx(fused["mean_token_accuracy"], abs=1e-6)
+    on_disk = orjson.loads((tmp_path / "tokens, packed, plain head" / "train_result.json")
+                           .read_bytes())
     assert on_disk["batching"]["attention_path"].startswith("packed rows, block-diagonal")
     assert on_disk["batching"]["tokens_per_batch_from"] == "option"
+    assert on_disk["lm_head"]["path"] == "plain" and on_disk["token_statistics"] is True
+
+
+def test_auto_lm_head_is_measured_on_this_device(lora_model):
+    """auto: both heads are timed on the model's own LM head weight; the faster one is kept
+    and the figures are reported."""
+    from webtraj.train import lm_head
+
+    model, _ = lora_model
+    report = lm_head.choose("auto", model, train_weight=True, budget=64,
+                            device=torch.device("cpu"), dtype=torch.float32)
+    assert report.probe_tokens == 64 and report.plain_ms > 0 and report.fused_ms > 0
+    assert report.path == ("fused" if report.fused_ms < report.plain_ms else "plain")
+    assert report.chosen_by.startswith("measured on cpu")
+    assert lm_head.choose("plain", model, train_weight=True, budget=64,
+                          device=torch.device("cpu"), dtype=None).chosen_by == "option"
+
+
+def test_validation_loss_by_token_budget_equals_the_per_record_mean_at_batch_one(
+        split_data, base_model, tmp_path):
+    """Validation runs in micro-batches of the training token budget (several records each)
+    and its loss is the mean over records of each record's answer-token loss, as evaluating
+    one record at a time gives."""
+    from transformers import TrainerCallback
+
+    from webtraj.train.batching import StepCollator
+    from webtraj.train.config import LoraSettings, TrainConfig
+    from webtraj.train.sft import load_tokenizer, train
+
+    tok = load_tokenizer(str(base_model))
+    rows = _rows(tok, split_data)
+    assert len(rows) >= 3
+    budget = 3 * max(len(r["input_ids"]) for r in rows)
+    seen = {}
+
+    class CountEvalBatches(TrainerCallback):
+        batches = 0
+
+        def on_prediction_step(self, args, state, control, **kw):
+            self.batches += 1
+
+    counter = CountEvalBatches()
+    for packing in ("on", "off"):
+        counter.batches = 0
+        cfg = TrainConfig(data=split_data, base=str(base_model), out=tmp_path / packing,
+                          epochs=1, batch_size=4, learning_rate=1e-2, warmup_ratio=0,
+                          lora=LoraSettings(**TINY_LORA), resume=False, packing=packing,
+                          tokens_per_batch=budget, lm_head="plain")
+
+        def keep(model, tok, packing=packing):
+            seen[packing] = model
+
+        result = train(cfg, on_model=keep, callbacks=[counter])
+        validation = result.losses[-1].validation_loss
+        assert validation is not None
+        assert 1 <= counter.batches < len(rows)  # records shared evaluation micro-batches
+        model = seen[packing].eval()
+        single = StepCollator(tok.pad_token_id, False)
+        alone = [_record_losses(model, single([{**r, "micro": 0}])["micro_batches"][0],
+                                False)[0] for r in rows]
+        assert validation == pytest.approx(sum(alone) / len(alone), rel=1e-5, abs=1e-5)
+        # The token-weighted mean differs: the check can tell the two apart.
+        answers = [sum(1 for x in r["labels"][1:] if x != -100) for r in rows]
+        weighted = sum(a * x for a, x in zip(answers, alone, strict=True)) / sum(answers)
+        assert abs(weighted - validation) > 1e-4
 
 
 def test_default_budget_rule_fits_the_issue_figures():

@@ -225,6 +225,44 @@ def vision_step_loader(rows: Any, sampler: StepSampler, collate: Any) -> StepLoa
                       collate_fn=VisionStepCollator(collate), num_workers=0)
 
 
+class EvalSampler(Sampler[list[Slot]]):
+    """Evaluation in micro-batches of the training budget: all records planned as one step
+    (the same micro-batch count on every process), one micro-batch per item."""
+
+    def __init__(self, lengths: Sequence[int], *, budget: int, packed: bool, world: int,
+                 rank: int) -> None:
+        self.plans = plan_step(range(len(lengths)), lengths, world, budget, packed)
+        self.mine = self.plans[rank]
+        self.shortest = min(range(len(lengths)), key=lambda i: lengths[i])
+        # Records in the fullest micro-batch of any process: every process returns its
+        # losses padded to this width, so the gathered tensors have one shape.
+        self.width = max(len(b) for p in self.plans for b in p)
+
+    def __len__(self) -> int:
+        return len(self.mine)
+
+    def __iter__(self) -> Iterator[list[Slot]]:
+        for b in self.mine:
+            yield [Slot(i, 0) for i in b] or [Slot(self.shortest, 0, filler=True)]
+
+
+class EvalCollator(StepCollator):
+    def __init__(self, pad_token_id: int, packed: bool, width: int) -> None:
+        super().__init__(pad_token_id, packed)
+        self.width = width
+
+    def __call__(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        return {**super().__call__(rows), "width": self.width}
+
+
+def eval_loader(rows: Any, *, budget: int, packed: bool, world: int, rank: int,
+                pad_token_id: int) -> DataLoader:
+    sampler = EvalSampler([len(ids) for ids in rows["input_ids"]], budget=budget,
+                          packed=packed, world=world, rank=rank)
+    return DataLoader(SlotRows(rows), batch_sampler=sampler, num_workers=0,
+                      collate_fn=EvalCollator(pad_token_id, packed, sampler.width))
+
+
 def answer_tokens(batch: dict[str, Any]) -> int:
     """Tokens that carry loss in a collated batch (labels shift by one: position 0 never
     does)."""

@@ -63,10 +63,19 @@ class TrainSettings(FrozenModel):
     resume: bool = True
     save_total_limit: int = Field(default=2, ge=1)
     gradient_checkpointing: bool = False
+    lm_head: LMHeadReport | None = None
+    token_statistics: bool = False
     precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
     # QLoRA: the frozen base in 4-bit NF4 (bitsandbytes, CUDA), the adapter in bf16.
     quantization: Literal["none", "4bit"] = "none"
     report_to: tuple[Literal["tensorboard", "wandb"], ...] = ()
+    # The LM head of the training loss (see webtraj.train.lm_head): plain cross-entropy on the
+    # answer positions' logits, TRL's fused chunked head, or auto (both measured on this device
+    # when training starts, the faster kept; recorded in train_result.json).
+    lm_head: Literal["auto", "plain", "fused"] = "auto"
+    # Entropy and top-1 accuracy of the answer tokens in the logged metrics (they cost a pass
+    # over the logits of every micro-batch; the loss does not need them).
+    token_statistics: bool = False
 
 
 class TrainConfig(TrainSettings):
@@ -109,6 +118,18 @@ class BatchingReport(FrozenModel):
     padding_share: float | None = None  # padded tokens / all tokens fed, this process
 
 
+class LMHeadReport(FrozenModel):
+    """Which LM head computed the loss, and the measurement that chose it (auto)."""
+
+    path: Literal["plain", "fused"]
+    chosen_by: str  # "option", or the measurement's verdict
+    probe_tokens: int | None = None
+    plain_ms: float | None = None  # forward + backward of the head alone, best of 3
+    fused_ms: float | None = None
+    plain_peak_mb: float | None = None  # extra GPU memory of the head (None on CPU)
+    fused_peak_mb: float | None = None
+
+
 class TrainResult(FrozenModel):
     # text: a causal LM on chat text; vision: a vision-language model on records with images
     kind: Literal["text", "vision"] = "text"
@@ -134,3 +155,5 @@ class TrainResult(FrozenModel):
     batching: BatchingReport | None = None
     quantization: str = "none"
     gradient_checkpointing: bool = False
+    lm_head: LMHeadReport | None = None
+    token_statistics: bool = False

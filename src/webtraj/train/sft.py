@@ -126,7 +126,9 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
     import torch
     from datasets import Dataset
     from peft import LoraConfig
-    from trl import SFTConfig, SFTTrainer
+    from trl import SFTConfig
+
+    from webtraj.train import lm_head
 
     train_file, val_file = cfg.data / "train.jsonl", cfg.data / "validation.jsonl"
     if not train_file.exists():
@@ -166,7 +168,9 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         warmup_steps=cfg.warmup_ratio, weight_decay=cfg.weight_decay,
         max_grad_norm=cfg.max_grad_norm,
         per_device_train_batch_size=1 if tokens_mode else cfg.per_device_batch,
-        per_device_eval_batch_size=cfg.per_device_batch, gradient_accumulation_steps=accum,
+        # Token mode evaluates in micro-batches of the token budget, one per item.
+        per_device_eval_batch_size=1 if tokens_mode else cfg.per_device_batch,
+        gradient_accumulation_steps=accum,
         max_length=cfg.max_length, completion_only_loss=True, packing=False,
         eval_strategy="epoch" if has_val else "no", save_strategy="epoch",
         save_total_limit=cfg.save_total_limit, logging_steps=1, logging_first_step=True,
@@ -182,23 +186,26 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
                                              if kind == "vision" else _targets(cfg.lora.targets)),
                              task_type="CAUSAL_LM",
                              modules_to_save=list(cfg.lora.modules_to_save) or None)
+    head = lm_head.choose(cfg.lm_head, model, budget=budget, device=args.device,
+                          train_weight=_trains_lm_head(cfg), dtype=_compute_dtype(cfg, model))
     losses: dict[float, dict[str, Any]] = {}
     step_losses: list[float] = []
     rows = to_vision_dataset if kind == "vision" else (
         lambda ex: Dataset.from_list(to_rows(ex)))
     common = dict(
+        lm_head=head.path, token_statistics=cfg.token_statistics,
         model=model, args=args, processing_class=tok, peft_config=peft_config,
         train_dataset=rows(splits["train"]),
         eval_dataset=rows(splits["validation"]) if has_val else None,
         callbacks=[_callback(progress, losses, step_losses), *callbacks])
-    if tokens_mode:
-        from webtraj.train.step_trainer import TokenBudgetTrainer
+    from webtraj.train.step_trainer import LossTrainer, TokenBudgetTrainer
 
+    if tokens_mode:
         trainer = TokenBudgetTrainer(**common, records_per_step=cfg.batch_size,
                                      tokens_per_batch=budget, packed=layout == "packed",
                                      lengths=train_lengths if kind == "vision" else None)
     else:
-        trainer = SFTTrainer(**common)
+        trainer = LossTrainer(**common)
     resume = last_checkpoint(cfg.out) if cfg.resume else None
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
@@ -227,7 +234,8 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
         final_loss=step_losses[-1] if step_losses else None, trained_tokens=trained,
         runtime_s=runtime, tokens_per_s=trained / runtime if runtime > 0 else 0.0,
         peak_memory_mb=peak, resumed_from=resume, quantization=cfg.quantization,
-        gradient_checkpointing=cfg.gradient_checkpointing,
+        gradient_checkpointing=cfg.gradient_checkpointing, lm_head=head,
+        token_statistics=cfg.token_statistics,
         batching=BatchingReport(
             mode=cfg.batching, records_per_step=cfg.batch_size, processes=world_size(),
             tokens_per_batch=budget, tokens_per_batch_from=budget_from, layout=layout,
@@ -239,6 +247,19 @@ def train(cfg: TrainConfig, *, progress: ProgressFn | None = None,
 
         write_bytes_atomic(cfg.out / RESULT, result.model_dump_json(indent=2).encode())
     return result
+
+
+def _trains_lm_head(cfg: TrainConfig) -> bool:
+    return any(m.split(".")[-1] == "lm_head" for m in cfg.lora.modules_to_save)
+
+
+def _compute_dtype(cfg: TrainConfig, model: Any) -> Any:
+    """The dtype the LM head computes in: autocast's under bf16/fp16, else the weights'."""
+    import torch
+
+    mode = _precision(cfg)
+    return (torch.bfloat16 if mode["bf16"] else torch.float16 if mode["fp16"]
+            else model.get_output_embeddings().weight.dtype)
 
 
 def _report_to(cfg: TrainConfig) -> list[str] | str:

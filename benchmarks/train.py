@@ -9,10 +9,13 @@ Data: the replay agent on 2 sandbox tasks in Chromium, curated by the oracle jud
 records `webtraj curate` writes); model: `webtraj.testing.tiny_model` (a 2-layer Llama whose
 tokenizer is trained on the records). Each mode runs in a fresh child process, so its peak
 RSS (ru_maxrss) is its own. Timed: the training loop only (tokenization and model loading
-excluded in both). Tokens: prompt + answer tokens of every record, per epoch.
+excluded in both; webtraj's LM-head measurement at start, ~10 ms here, too). Tokens: prompt +
+answer tokens of every record, per epoch. The two run interleaved (--repeats pairs, bare
+first); the figures are medians, with the CPU seconds of the timed loop beside the wall time
+(on a shared machine the wall time moves with the load, which is printed before and after).
 Target: ratio >= 0.8.
 
-    .venv/bin/python benchmarks/train.py [--epochs 3] [--batch 6] [--keep DIR]
+    .venv/bin/python benchmarks/train.py [--epochs 3] [--batch 6] [--repeats 3] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import datetime as dt
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,14 +69,27 @@ def prepare(work: Path) -> tuple[Path, Path]:
 
 
 def run_trainer(data: Path, base: Path, out: Path, epochs: float, batch: int) -> dict:
+    from transformers import TrainerCallback
+
     from webtraj.train.config import LoraSettings, TrainConfig
     from webtraj.train.sft import train
 
+    class CpuTime(TrainerCallback):
+        """CPU seconds of the training loop (what runtime_s times)."""
+
+        def on_train_begin(self, args, state, control, **kw):  # noqa: ANN001
+            self.start = time.process_time()
+
+        def on_train_end(self, args, state, control, **kw):  # noqa: ANN001
+            self.seconds = time.process_time() - self.start
+
+    cpu = CpuTime()
     cfg = TrainConfig(data=data, base=str(base), out=out, epochs=epochs, batch_size=batch,
                       learning_rate=LR, warmup_ratio=0,
                       lora=LoraSettings(**LORA), resume=False, save_total_limit=1)
-    r = train(cfg)
-    return {"tokens": r.trained_tokens, "seconds": r.runtime_s, "loss": r.final_loss}
+    r = train(cfg, callbacks=[cpu])
+    return {"tokens": r.trained_tokens, "seconds": r.runtime_s, "cpu_seconds": cpu.seconds,
+            "loss": r.final_loss, "lm_head": r.lm_head.model_dump()}
 
 
 def run_bare(data: Path, base: Path, epochs: float, batch: int) -> dict:
@@ -117,7 +134,7 @@ def run_bare(data: Path, base: Path, epochs: float, batch: int) -> dict:
             mask[row, :len(s)] = 1
             labels[row, plen:len(s)] = torch.tensor(s[plen:])
         batches.append((ids, mask, labels))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     loss = None
     for _ in range(n_epochs):
         for ids, mask, labels in batches:
@@ -127,9 +144,9 @@ def run_bare(data: Path, base: Path, epochs: float, batch: int) -> dict:
             sched.step()
             opt.zero_grad(set_to_none=True)
             loss = out.loss.item()
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     tokens = sum(len(s) for s, _ in seqs) * n_epochs
-    return {"tokens": tokens, "seconds": seconds, "loss": loss}
+    return {"tokens": tokens, "seconds": seconds, "cpu_seconds": cpu, "loss": loss}
 
 
 def child(mode: str, work: Path, epochs: float, batch: int) -> dict:
@@ -142,10 +159,15 @@ def child(mode: str, work: Path, epochs: float, batch: int) -> dict:
     return res
 
 
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochs", type=float, default=3)
     ap.add_argument("--batch", type=int, default=6)
+    ap.add_argument("--repeats", type=int, default=3, help="Interleaved pairs of runs.")
     ap.add_argument("--keep", type=Path, default=None)
     ap.add_argument("--child", choices=("trainer", "bare"), default=None)
     args = ap.parse_args()
@@ -155,28 +177,37 @@ def main() -> None:
         return
     work.mkdir(parents=True, exist_ok=True)
     prepare(work)
-    results = {}
-    # Bare first, then trainer, then bare again: the reference brackets the measurement on
-    # a machine whose load may change.
-    for mode in ("bare", "trainer", "bare"):
-        proc = subprocess.run(
-            [sys.executable, __file__, "--child", mode, "--keep", str(work), "--epochs",
-             str(args.epochs), "--batch", str(args.batch)],
-            capture_output=True, text=True, check=True)
-        res = json.loads(proc.stdout.strip().splitlines()[-1])
-        results.setdefault(mode, []).append(res)
-    bare = results["bare"]
+    results: dict[str, list[dict]] = {"bare": [], "trainer": []}
+    load_before = load()
+    for _ in range(args.repeats):
+        for mode in ("bare", "trainer"):  # interleaved: both see the same load
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", mode, "--keep", str(work), "--epochs",
+                 str(args.epochs), "--batch", str(args.batch)],
+                capture_output=True, text=True, check=True)
+            results[mode].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    load_after = load()
+
+    def median(mode: str, key: str) -> float:
+        return statistics.median(r["tokens"] / r[key] for r in results[mode])
+
     trainer = results["trainer"][0]
-    bare_tps = sum(r["tokens"] for r in bare) / sum(r["seconds"] for r in bare)
-    trainer_tps = trainer["tokens"] / trainer["seconds"]
     print(f"train benchmark ({dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC), "
-          f"{args.epochs:g} epochs, batch {args.batch}, {trainer['tokens']} tokens per run")
-    print(f"  bare PyTorch loop : {bare_tps:8.0f} tokens/s  peak RSS "
-          f"{max(r['peak_rss_mb'] for r in bare):.0f} MB  final loss {bare[-1]['loss']:.3f}")
-    print(f"  webtraj train     : {trainer_tps:8.0f} tokens/s  peak RSS "
-          f"{trainer['peak_rss_mb']:.0f} MB  final loss {trainer['loss']:.3f}")
-    ratio = trainer_tps / bare_tps
-    print(f"  ratio train / bare: {ratio:.2f} (target >= 0.8)")
+          f"{args.epochs:g} epochs, batch {args.batch}, {trainer['tokens']} tokens per run, "
+          f"median of {args.repeats} interleaved runs each; load {load_before} before, "
+          f"{load_after} after")
+    for mode, name in (("bare", "bare PyTorch loop"), ("trainer", "webtraj train")):
+        runs = results[mode]
+        print(f"  {name:18}: {median(mode, 'seconds'):8.0f} tokens/s "
+              f"({median(mode, 'cpu_seconds'):.0f} per CPU-second)  peak RSS "
+              f"{max(r['peak_rss_mb'] for r in runs):.0f} MB  final loss {runs[-1]['loss']:.3f}")
+    head = trainer["lm_head"]
+    print(f"  webtraj LM head: {head['path']} ({head['chosen_by']}; plain "
+          f"{head['plain_ms']:.1f} ms, fused {head['fused_ms']:.1f} ms)" if head["plain_ms"]
+          else f"  webtraj LM head: {head['path']} ({head['chosen_by']})")
+    ratio = median("trainer", "seconds") / median("bare", "seconds")
+    cpu_ratio = median("trainer", "cpu_seconds") / median("bare", "cpu_seconds")
+    print(f"  ratio train / bare: {ratio:.2f} (target >= 0.8); per CPU-second {cpu_ratio:.2f}")
 
 
 if __name__ == "__main__":

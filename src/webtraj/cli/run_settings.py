@@ -10,15 +10,18 @@ from typing import Any
 
 import annotated_types
 import typer
+from pydantic import BaseModel
 
 from webtraj.model.run_settings import RunConfig
 
 
-def setting_help(name: str, *, form: str = "", negate: bool = False) -> str:
+def setting_help(name: str, *, form: str = "", negate: bool = False,
+                 model: type[BaseModel] = RunConfig) -> str:
     """The field's description as an option's help: `negate` for a `--no-X` flag that turns
     a setting off; `form` says how the command line spells a value the model holds in
-    another shape (comma-separated, repeatable, a range)."""
-    text = RunConfig.model_fields[name].description or ""
+    another shape (comma-separated, repeatable, a range). `model`: the settings model whose
+    field it is (the run's by default; `webtraj train` uses TrainSettings)."""
+    text = model.model_fields[name].description or ""
     if negate:
         text = f"Do not {text[0].lower()}{text[1:]}"
     if form:
@@ -26,10 +29,11 @@ def setting_help(name: str, *, form: str = "", negate: bool = False) -> str:
     return text
 
 
-def setting_default(name: str, *, negate: bool = False) -> Any:
+def setting_default(name: str, *, negate: bool = False,
+                    model: type[BaseModel] = RunConfig) -> Any:
     """The field's default as the command line holds it: `...` (required) when it has none,
     None for an empty collection (a repeatable or comma-separated option not given)."""
-    field = RunConfig.model_fields[name]
+    field = model.model_fields[name]
     if field.is_required():
         return ...
     default = field.get_default(call_default_factory=True)
@@ -49,18 +53,26 @@ def setting_of(param: str) -> tuple[str, bool] | None:
     return None
 
 
-def setting(name: str, *flags: str, form: str = "", negate: bool = False) -> Any:
-    """A typer option for the run setting `name` (the parameter must be named so too; a
-    `--no-X` one `no_` and the name). `flags` default to the name's (`--max-steps`)."""
+def setting(name: str, *flags: str, form: str = "", negate: bool = False,
+            model: type[BaseModel] = RunConfig, default: Any = None) -> Any:
+    """A typer option for the setting `name` of `model` (the parameter must be named so too;
+    a `--no-X` one `no_` and the name). `flags` default to the name's (`--max-steps`);
+    `default` only where the command line spells the field's own default in another shape
+    (a comma-separated list)."""
     bounds: dict[str, Any] = {}
-    for rule in RunConfig.model_fields[name].metadata:
+    for rule in model.model_fields[name].metadata:
         if isinstance(rule, annotated_types.Ge):
             bounds["min"] = rule.ge
+        elif isinstance(rule, annotated_types.Gt):  # the model refuses the bound itself
+            bounds["min"] = rule.gt
         elif isinstance(rule, annotated_types.Le):
             bounds["max"] = rule.le
+        elif isinstance(rule, annotated_types.Lt):
+            bounds["max"] = rule.lt
     flags = flags or (f"--{name.replace('_', '-')}",)
-    return typer.Option(setting_default(name, negate=negate), *flags,
-                        help=setting_help(name, form=form, negate=negate), **bounds)
+    value = setting_default(name, negate=negate, model=model) if default is None else default
+    return typer.Option(value, *flags, help=setting_help(name, form=form, negate=negate,
+                                                         model=model), **bounds)
 
 
 def settings_table() -> str:

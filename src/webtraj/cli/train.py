@@ -5,7 +5,9 @@ Generation and Fine-grained Evaluation", §2.3) as defaults."""
 from __future__ import annotations
 
 import os
+import typing
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -13,9 +15,30 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from webtraj.cli.common import console, err_console, fail
+from webtraj.cli.run_settings import setting, setting_help
+from webtraj.train.config import LoraSettings, TrainSettings
 
-# Where a default comes from: the paper whose recipe the defaults follow.
-PAPER = "the constraint-based evaluation paper, §2.3"
+
+def option(name: str, *flags: str, model: Any = TrainSettings, form: str = "",
+           negate: bool = False) -> Any:
+    """A `webtraj train` option for a field of TrainSettings (or LoraSettings): its default,
+    bounds and help come from the model; a field of fixed choices lists them first, a tuple
+    is spelled comma-separated."""
+    field = model.model_fields[name]
+    choices = typing.get_args(field.annotation) if typing.get_origin(
+        field.annotation) is typing.Literal else ()
+    help_form = form or (" | ".join(choices) if choices else "")
+    default = field.get_default()
+    text = None
+    if isinstance(default, tuple):
+        text = ",".join(default)
+        help_form = help_form or "comma-separated"
+    option_ = setting(name, *flags, model=model, negate=negate, default=text)
+    if choices:  # the choices lead: "auto | on | off: ..."
+        option_.help = f"{help_form}: {setting_help(name, negate=negate, model=model)}"
+    elif help_form:
+        option_.help = setting_help(name, form=help_form, negate=negate, model=model)
+    return option_
 
 
 def train(
@@ -24,58 +47,32 @@ def train(
     base: str = typer.Option(..., "--base", help="Base model: a Hugging Face folder or id."),
     out: Path = typer.Option(..., "--out", help="Output folder (checkpoints, adapter, "
                              "merged, train_result.json)."),
-    epochs: float = typer.Option(3.0, "--epochs", min=0.01, help=f"Epochs ({PAPER}: not given)."),
-    lr: float = typer.Option(1e-4, "--lr", min=0, help=f"Learning rate ({PAPER}: 1e-4)."),
-    batch_size: int = typer.Option(16, "--batch-size", min=1,
-                                   help=f"Effective batch over all devices ({PAPER}: 16)."),
-    tokens_per_batch: int | None = typer.Option(
-        None, "--tokens-per-batch", min=16, help="Token budget of a micro-batch (default: "
-        "from the GPU's memory, see docs/training.md; 8192 on CPU). Each optimizer step still "
-        "takes --batch-size records."),
-    batching: str = typer.Option("tokens", "--batching", help="tokens (micro-batches up to "
-                                 "--tokens-per-batch) | records (--per-device-batch records "
-                                 "per micro-batch)."),
-    packing: str = typer.Option("auto", "--packing", help="auto | on | off: pack records "
-                                "padding-free into one row (auto: when the attention has a "
-                                "varlen or flex kernel), else group by length and pad."),
-    attention: str = typer.Option("auto", "--attention", help="auto | sdpa | eager | "
-                                  "flash_attention_2 | flash_attention_3 | flex_attention "
-                                  "(auto: flash_attention_2 on a GPU when flash-attn is "
-                                  "installed, else the model's default)."),
-    per_device_batch: int = typer.Option(1, "--per-device-batch", min=1,
-                                         help="Records per device per micro-batch with "
-                                         "--batching records (and per evaluation batch)."),
-    max_length: int = typer.Option(8192, "--max-length", min=16, help="Longest record in "
-                                   "tokens; longer ones are left out and reported."),
-    lora_r: int = typer.Option(16, "--lora-r", min=1, help=f"LoRA rank ({PAPER}: not given)."),
-    lora_alpha: int = typer.Option(32, "--lora-alpha", min=1),
-    lora_dropout: float = typer.Option(0.05, "--lora-dropout", min=0, max=0.99),
-    targets: str = typer.Option("q_proj,v_proj", "--targets", help="Comma-separated module "
-                                f"names for LoRA, or all-linear ({PAPER}: q_proj,v_proj)."),
-    modules_to_save: str = typer.Option("", "--modules-to-save", help="Comma-separated "
-                                        "modules trained in full (e.g. lm_head)."),
-    vision_tower: bool = typer.Option(
-        False, "--vision-tower", help="A vision-language base: LoRA on the vision tower and "
-        "its projector too (default: the language model only, the vision tower frozen)."),
-    scheduler: str = typer.Option("cosine", "--scheduler", help="cosine | linear | constant "
-                                  f"| constant_with_warmup ({PAPER}: cosine)."),
-    warmup: float = typer.Option(0.03, "--warmup", min=0, max=0.99,
-                                 help="Warm-up share of the steps."),
-    seed: int = typer.Option(0, "--seed", help="Seed of initialisation and data order."),
-    merge: bool = typer.Option(False, "--merge", help="Also write merged weights to "
-                               "OUT/merged."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Start over even when OUT "
-                                   "has checkpoints."),
-    precision: str = typer.Option("auto", "--precision", help="auto | fp32 | bf16 | fp16."),
-    gradient_checkpointing: bool = typer.Option(
-        False, "--gradient-checkpointing", help="Keep only each layer's input and recompute "
-        "the rest in the backward pass: about a third more compute, activation memory of one "
-        "layer instead of all (the default token budget grows accordingly)."),
-    quantization: str = typer.Option("none", "--quantization", help="none | 4bit (QLoRA: "
-                                     "the base in 4-bit NF4; needs bitsandbytes and a CUDA "
-                                     "GPU)."),
-    report_to: str = typer.Option("", "--report-to", help="Comma-separated: tensorboard, "
-                                  "wandb (each needs its package installed)."),
+    epochs: float = option("epochs"),
+    learning_rate: float = option("learning_rate", "--lr"),
+    batch_size: int = option("batch_size"),
+    tokens_per_batch: int | None = option("tokens_per_batch"),
+    batching: str = option("batching"),
+    packing: str = option("packing"),
+    attention: str = option("attention"),
+    per_device_batch: int = option("per_device_batch"),
+    max_length: int = option("max_length"),
+    lora_r: int = option("r", "--lora-r", model=LoraSettings),
+    lora_alpha: int = option("alpha", "--lora-alpha", model=LoraSettings),
+    lora_dropout: float = option("dropout", "--lora-dropout", model=LoraSettings),
+    targets: str = option("targets", model=LoraSettings),
+    modules_to_save: str = option("modules_to_save", model=LoraSettings),
+    vision_tower: bool = option("vision_tower", model=LoraSettings),
+    scheduler: str = option("scheduler"),
+    warmup_ratio: float = option("warmup_ratio", "--warmup"),
+    seed: int = option("seed"),
+    merge: bool = option("merge"),
+    no_resume: bool = option("resume", "--no-resume", negate=True),
+    precision: str = option("precision"),
+    gradient_checkpointing: bool = option("gradient_checkpointing"),
+    quantization: str = option("quantization"),
+    report_to: str = option("report_to"),
+    lm_head: str = option("lm_head"),
+    token_statistics: bool = option("token_statistics"),
 ) -> None:
     """Fine-tune a base model with LoRA on curated data (TRL SFTTrainer + PEFT): loss on the
     answers only, validation loss per epoch, a checkpoint per epoch (re-running resumes).
@@ -85,7 +82,7 @@ def train(
     Example: webtraj train --data data/heur --base Qwen/Qwen2.5-7B-Instruct --out students/q7
     """
     try:
-        from webtraj.train.config import LoraSettings, TrainConfig
+        from webtraj.train.config import TrainConfig
         from webtraj.train.sft import train as run_train
     except ImportError as exc:
         raise fail(f"webtraj train needs the train extra: pip install 'webtraj[train]' "
@@ -94,21 +91,22 @@ def train(
 
     from webtraj.model.errors import InputError
 
+    def listed(text: str | None) -> tuple[str, ...]:
+        return tuple(x.strip() for x in (text or "").split(",") if x.strip())
+
     try:
         cfg = TrainConfig(
-            data=data, base=base, out=out, epochs=epochs, learning_rate=lr,
+            data=data, base=base, out=out, epochs=epochs, learning_rate=learning_rate,
             batch_size=batch_size, per_device_batch=per_device_batch, max_length=max_length,
             tokens_per_batch=tokens_per_batch, batching=batching, packing=packing,
-            attention=attention, quantization=quantization,
-            report_to=tuple(r.strip() for r in report_to.split(",") if r.strip()),
+            attention=attention, quantization=quantization, report_to=listed(report_to),
             lora=LoraSettings(r=lora_r, alpha=lora_alpha, dropout=lora_dropout,
-                              targets=tuple(t.strip() for t in targets.split(",") if t.strip()),
-                              modules_to_save=tuple(m.strip() for m in modules_to_save.split(",")
-                                                    if m.strip()),
+                              targets=listed(targets), modules_to_save=listed(modules_to_save),
                               vision_tower=vision_tower),
-            scheduler=scheduler, warmup_ratio=warmup, seed=seed,
+            scheduler=scheduler, warmup_ratio=warmup_ratio, seed=seed,
             merge=merge, resume=not no_resume, precision=precision,
-            gradient_checkpointing=gradient_checkpointing)
+            gradient_checkpointing=gradient_checkpointing, lm_head=lm_head,
+            token_statistics=token_statistics)
     except ValidationError as exc:
         raise fail(escape(str(exc))) from None
     try:

@@ -19,63 +19,87 @@ from webtraj.model.base import FrozenModel
 SEED_TARGETS = ("q_proj", "v_proj")
 
 
+PAPER = "the constraint-based evaluation paper, §2.3"
+
+
 class LoraSettings(FrozenModel):
-    targets: tuple[str, ...] = SEED_TARGETS  # the constraint-based evaluation paper
-    r: int = Field(default=16, ge=1)  # the paper is silent
-    alpha: int = Field(default=32, ge=1)  # the paper is silent
-    dropout: float = Field(default=0.05, ge=0, lt=1)  # the paper is silent
-    # Modules trained in full beside the adapter (e.g. lm_head for a model with random
-    # weights, as in the tests); none in the constraint-based evaluation paper.
-    modules_to_save: tuple[str, ...] = ()
-    # A vision-language base: LoRA on the language model only (the vision tower and its
-    # projector frozen) unless this is set; ignored for a text base.
-    vision_tower: bool = False
+    targets: tuple[str, ...] = Field(
+        default=SEED_TARGETS, description=f"Module names for LoRA, or all-linear ({PAPER}: "
+        "q_proj,v_proj).")
+    r: int = Field(default=16, ge=1, description="LoRA rank (the paper is silent).")
+    alpha: int = Field(default=32, ge=1, description="LoRA alpha (the paper is silent).")
+    dropout: float = Field(default=0.05, ge=0, lt=1,
+                           description="LoRA dropout (the paper is silent).")
+    modules_to_save: tuple[str, ...] = Field(
+        default=(), description="Modules trained in full beside the adapter (e.g. lm_head "
+        "for a model with random weights, as in the tests; none in the paper).")
+    vision_tower: bool = Field(
+        default=False, description="A vision-language base: LoRA on the vision tower and its "
+        "projector too (by default on the language model only); ignored for a text base.")
 
 
 class TrainSettings(FrozenModel):
-    """How to train, whatever the data and the base model (the distill recipe's `train`)."""
+    """How to train, whatever the data and the base model (the distill recipe's `train`).
+    The descriptions are `webtraj train`'s help."""
 
     lora: LoraSettings = LoraSettings()
-    learning_rate: float = Field(default=1e-4, gt=0)  # the constraint-based evaluation paper
-    scheduler: Literal["cosine", "linear", "constant", "constant_with_warmup"] = "cosine"
-    # the constraint-based evaluation paper: effective batch (all devices)
-    batch_size: int = Field(default=16, ge=1)
-    # tokens: each step's records in micro-batches of at most tokens_per_batch tokens (None:
-    # the rule in batching.py from the GPU's memory, 8192 on CPU); records: per_device_batch
-    # records per micro-batch, accumulation derived from the process count.
-    batching: Literal["tokens", "records"] = "tokens"
-    tokens_per_batch: int | None = Field(default=None, ge=16)
-    # auto: packed (padding-free) when the attention has a block-diagonal kernel (flash
-    # attention varlen, flex attention), else length-grouped with padding.
-    packing: Literal["auto", "on", "off"] = "auto"
-    # auto: flash_attention_2 on a CUDA GPU when flash-attn is installed, else the model's own.
+    learning_rate: float = Field(default=1e-4, gt=0, description=f"Learning rate ({PAPER}: "
+                                 "1e-4).")
+    scheduler: Literal["cosine", "linear", "constant", "constant_with_warmup"] = Field(
+        default="cosine", description=f"Learning-rate schedule ({PAPER}: cosine).")
+    batch_size: int = Field(default=16, ge=1, description="Effective batch: records per "
+                            f"optimizer step over all devices ({PAPER}: 16).")
+    batching: Literal["tokens", "records"] = Field(
+        default="tokens", description="tokens: each step's records in micro-batches of at "
+        "most --tokens-per-batch tokens; records: --per-device-batch records per micro-batch, "
+        "accumulation derived from the process count.")
+    tokens_per_batch: int | None = Field(
+        default=None, ge=16, description="Token budget of a micro-batch, in training and "
+        "validation (default: from the GPU's memory, see docs/training.md; 8192 on CPU). "
+        "Each optimizer step still takes --batch-size records.")
+    packing: Literal["auto", "on", "off"] = Field(
+        default="auto", description="Pack records padding-free into one row (auto: when the "
+        "attention has a varlen or flex kernel), else group by length and pad.")
     attention: Literal["auto", "sdpa", "eager", "flash_attention_2", "flash_attention_3",
-                       "flex_attention"] = "auto"
-    per_device_batch: int = Field(default=1, ge=1)
-    epochs: float = Field(default=3.0, gt=0)  # the paper is silent
-    # the paper is silent; longer records are left out
-    max_length: int = Field(default=8_192, ge=16)
-    warmup_ratio: float = Field(default=0.03, ge=0, lt=1)  # the paper is silent
-    weight_decay: float = Field(default=0.0, ge=0)  # the paper is silent
-    max_grad_norm: float = Field(default=1.0, ge=0)  # the paper is silent; 0 = no clipping
-    seed: int = 0
-    merge: bool = False
-    resume: bool = True
-    save_total_limit: int = Field(default=2, ge=1)
-    gradient_checkpointing: bool = False
-    lm_head: LMHeadReport | None = None
-    token_statistics: bool = False
-    precision: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
-    # QLoRA: the frozen base in 4-bit NF4 (bitsandbytes, CUDA), the adapter in bf16.
-    quantization: Literal["none", "4bit"] = "none"
-    report_to: tuple[Literal["tensorboard", "wandb"], ...] = ()
-    # The LM head of the training loss (see webtraj.train.lm_head): plain cross-entropy on the
-    # answer positions' logits, TRL's fused chunked head, or auto (both measured on this device
-    # when training starts, the faster kept; recorded in train_result.json).
-    lm_head: Literal["auto", "plain", "fused"] = "auto"
-    # Entropy and top-1 accuracy of the answer tokens in the logged metrics (they cost a pass
-    # over the logits of every micro-batch; the loss does not need them).
-    token_statistics: bool = False
+                       "flex_attention"] = Field(
+        default="auto", description="Attention implementation (auto: flash_attention_2 on a "
+        "GPU when flash-attn is installed, else the model's default).")
+    per_device_batch: int = Field(default=1, ge=1, description="Records per device per "
+                                  "micro-batch with --batching records (and per evaluation "
+                                  "batch there).")
+    epochs: float = Field(default=3.0, gt=0, description="Epochs (the paper is silent).")
+    max_length: int = Field(default=8_192, ge=16, description="Longest record in tokens; "
+                            "longer ones are left out and reported (the paper is silent).")
+    warmup_ratio: float = Field(default=0.03, ge=0, lt=1, description="Warm-up share of the "
+                                "steps (the paper is silent).")
+    weight_decay: float = Field(default=0.0, ge=0, description="AdamW weight decay (the "
+                                "paper is silent).")
+    max_grad_norm: float = Field(default=1.0, ge=0, description="Gradient clipping norm; 0: "
+                                 "no clipping (the paper is silent).")
+    seed: int = Field(default=0, description="Seed of initialisation and data order.")
+    merge: bool = Field(default=False, description="Also write merged weights to OUT/merged.")
+    resume: bool = Field(default=True, description="Resume from the last checkpoint in OUT.")
+    save_total_limit: int = Field(default=2, ge=1, description="Checkpoints kept.")
+    gradient_checkpointing: bool = Field(
+        default=False, description="Keep only each layer's input and recompute the rest in "
+        "the backward pass: about a third more compute, activation memory of one layer "
+        "instead of all (the default token budget grows accordingly).")
+    precision: Literal["auto", "fp32", "bf16", "fp16"] = Field(
+        default="auto", description="auto: bf16 on GPUs that have it, else fp16; fp32 on CPU.")
+    quantization: Literal["none", "4bit"] = Field(
+        default="none", description="4bit (QLoRA): the frozen base in 4-bit NF4, the adapter "
+        "in bf16; needs bitsandbytes and a CUDA GPU.")
+    report_to: tuple[Literal["tensorboard", "wandb"], ...] = Field(
+        default=(), description="Where the Trainer's metrics also go: tensorboard, wandb "
+        "(each needs its package installed).")
+    lm_head: Literal["auto", "plain", "fused"] = Field(
+        default="auto", description="LM head of the training loss: plain (cross-entropy on "
+        "the answer positions' logits), fused (TRL's chunked head, no logits kept), or auto "
+        "(both measured on this device when training starts, the faster kept; "
+        "train_result.json says which and why).")
+    token_statistics: bool = Field(
+        default=False, description="Also log the answer tokens' entropy and top-1 accuracy "
+        "per step (a pass over the logits of every micro-batch; the loss needs neither).")
 
 
 class TrainConfig(TrainSettings):

@@ -9,7 +9,7 @@ Data: the replay agent on 2 sandbox tasks in Chromium, curated by the oracle jud
 records `webtraj curate` writes); model: `webtraj.testing.tiny_model` (a 2-layer Llama whose
 tokenizer is trained on the records). Each mode runs in a fresh child process, so its peak
 RSS (ru_maxrss) is its own. Timed: the training loop only (tokenization and model loading
-excluded in both; webtraj's LM-head measurement at start, ~10 ms here, too). Tokens: prompt +
+excluded in both; so is webtraj's LM-head measurement when training starts). Tokens: prompt +
 answer tokens of every record, per epoch. The two run interleaved (--repeats pairs, bare
 first); the figures are medians, with the CPU seconds of the timed loop beside the wall time
 (on a shared machine the wall time moves with the load, which is printed before and after).

@@ -106,3 +106,24 @@ def vision_probe(processor, data: Path):
     msgs = with_images(ex.prompt + ex.completion, [open_image(p) for p in ex.images])
     return processor.apply_chat_template(msgs, tokenize=True, return_dict=True,
                                          return_tensors="pt")
+
+
+def recorded_replies(data: Path):
+    """A scripted endpoint's reply function that answers each task's steps, in order, with
+    the curated records' answers of that task (by the intent on the user turn's first line),
+    then "no more steps"."""
+    from webtraj.train.data import read_split
+
+    answers: dict[str, list[str]] = {}
+    for split in ("train.jsonl", "validation.jsonl"):
+        for ex in read_split(data / split):
+            answers.setdefault(ex.prompt[-1]["content"].split("\n", 1)[0], []).append(
+                ex.completion[0]["content"])
+    asked: dict[str, int] = {}
+
+    def reply(req) -> str:
+        intent = req.last_user.split("\n", 1)[0]
+        n = asked[intent] = asked.get(intent, 0) + 1
+        return answers[intent][n - 1] if n <= len(answers[intent]) else "no more steps"
+
+    return reply, max(map(len, answers.values()))

@@ -51,3 +51,51 @@ def test_a_student_observation_other_than_the_teachers_is_refused(tmp_path):
     assert "a student is evaluated with the observation it was trained on" in " ".join(
         res.output.split())
     assert "Traceback" not in res.output
+
+
+@pytest.mark.slow
+def test_distill_with_screenshots_trains_and_runs_a_vision_student(replay_dir, split_data,
+                                                                  tmp_path):
+    """The whole loop through `webtraj distill`: an llm teacher that sees the screenshot
+    (the scripted endpoint answering with the replay agent's recorded answers), curation
+    with its observation (image records), a tiny vision-language student trained on them,
+    served by serve-local and run with the same observation on the same tasks."""
+    import orjson
+
+    from factories import SANDBOX_TODAY
+    from train_support import TASKS, recorded_replies, records
+    from webtraj.cli.app import app
+    from webtraj.store import RunStore
+    from webtraj.testing.llm_server import ScriptedLLMServer
+    from webtraj.testing.tiny_model import build_tiny_vlm, chat_texts
+
+    reply, _ = recorded_replies(split_data)
+    base = build_tiny_vlm(chat_texts(records(split_data)), tmp_path / "base")
+    vision = {"observation": "tree+screenshot", "image_max_side": 320}
+    out = tmp_path / "distill"
+    with ScriptedLLMServer(default=reply) as srv:
+        recipe = {"out": str(out), "suite": "booking", "today": SANDBOX_TODAY,
+                  "task_ids": list(TASKS), "data": "partial", "val_fraction": 0.5,
+                  "teacher": {"agent": "llm", "max_steps": 15, "agent_options": vision,
+                              "llm": f"base_url={srv.base_url},model=scripted"},
+                  "base": str(base),
+                  "train": {"epochs": 2, "batch_size": 4, "learning_rate": 1e-2,
+                            "warmup_ratio": 0, "lora": {"modules_to_save": ["lm_head"]}},
+                  "student": {"max_tokens": 40, "max_steps": 3}}
+        path = tmp_path / "recipe.json"
+        path.write_bytes(orjson.dumps(recipe))
+        res = CliRunner().invoke(app, ["distill", str(path)])
+    assert res.exit_code == 0, res.output
+    report = orjson.loads((out / "distill_report.json").read_bytes())
+    assert report["train"]["kind"] == "vision"
+    assert report["train"]["final_loss"] < report["train"]["first_loss"]
+    curated = [orjson.loads(x) for x in (out / "curated" / "train.jsonl").read_bytes()
+               .splitlines()]
+    assert curated and all(len(r["images"]) == 1 for r in curated)
+    for run in ("teacher", "student"):
+        with RunStore.open(out / run) as store:
+            assert store.info.settings.agent_options["observation"] == "tree+screenshot", run
+            trajs = list(store.iter_trajectories())
+        assert len(trajs) == 2 and all(t.error is None for t in trajs)
+    total = report["comparison"]["rows"][-1]
+    assert total["student"]["episodes"] == 2 and total["student"]["scored"] == 2

@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from factories import SANDBOX_TODAY
-from train_support import TASKS, curate
+from train_support import TASKS, curate, recorded_replies
 
 VISION = {"observation": "tree+screenshot", "image_max_side": 320}
 
@@ -37,25 +37,15 @@ def vision_run(replay_dir, tmp_path_factory):
     returns the requests the endpoint received (per task intent, in order) and the run."""
     from webtraj.execute.run import RunConfig, execute_run
     from webtraj.testing.llm_server import ScriptedLLMServer
-    from webtraj.train.data import read_split
 
     text = curate(replay_dir, tmp_path_factory.mktemp("text") / "data", 0.0)
-    answers: dict[str, list[str]] = {}
-    for ex in read_split(text / "train.jsonl"):
-        answers.setdefault(ex.prompt[-1]["content"].split("\n", 1)[0], []).append(
-            ex.completion[0]["content"])
-    asked: dict[str, int] = {}
-
-    def reply(req) -> str:
-        intent = req.last_user.split("\n", 1)[0]
-        n = asked[intent] = asked.get(intent, 0) + 1
-        return answers[intent][n - 1] if n <= len(answers[intent]) else "no more steps"
-
+    reply, longest = recorded_replies(text)
     out = tmp_path_factory.mktemp("vision") / "run"
     with ScriptedLLMServer(default=reply) as srv:
-        config = RunConfig(suite="booking", agent="llm", today=SANDBOX_TODAY, task_ids=TASKS,
-                           max_steps=max(map(len, answers.values())), no_cache=True,
-                           agent_options=VISION, episodes_per_worker=2,
+        # One task (the car search, 7 steps) keeps the default suite short.
+        config = RunConfig(suite="booking", agent="llm", today=SANDBOX_TODAY,
+                           task_ids=TASKS[1:], max_steps=longest,
+                           no_cache=True, agent_options=VISION,
                            llm=f"base_url={srv.base_url},model=scripted")
         with execute_run(config, out):
             pass
@@ -89,7 +79,7 @@ def test_curated_records_are_the_agents_messages_images_included(vision_run, tmp
         assert b"base64" not in orjson.dumps(rec)
         turns = wire_turns(rec, lambda name: (data / name).read_bytes())
         got.setdefault(user[0]["text"].split("\n", 1)[0], []).append(turns)
-    assert got.keys() == sent.keys()
+    assert got.keys() == sent.keys() and len(got) == 1
     compared = 0
     for intent, records in got.items():
         for step, turns in enumerate(records):
@@ -160,7 +150,7 @@ def test_the_vision_student_acts_with_images_through_serve_local(vision_run, tmp
     result = train(TrainConfig(data=data, base=str(base), out=tmp_path / "student", epochs=1,
                                batch_size=6, learning_rate=1e-2, warmup_ratio=0,
                                lora=LoraSettings(modules_to_save=("lm_head",))))
-    assert result.kind == "vision" and result.steps == 3
+    assert result.kind == "vision" and result.steps == 2
 
     class Seeing(LocalModel):
         """The served model, keeping the image sizes of every prompt it answers."""
@@ -180,7 +170,8 @@ def test_the_vision_student_acts_with_images_through_serve_local(vision_run, tmp
                            llm=f"base_url={srv.base_url},model=student,max_tokens=24")
         with execute_run(config, tmp_path / "student-run") as store:
             [traj] = list(store.iter_trajectories())
-    assert traj.error is None and len(traj.steps) == 2
+    # The student's words end the episode or not (a stop after one step is its choice).
+    assert traj.error is None and 1 <= len(traj.steps) <= 2
     assert all(s.raw_output is not None for s in traj.steps)
-    assert len(model.seen) == 2
+    assert len(model.seen) == len(traj.steps)
     assert all(len(sizes) == 1 and max(sizes[0]) == 320 for sizes in model.seen)

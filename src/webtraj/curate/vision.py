@@ -11,9 +11,10 @@ list, not only the image turn's: TRL puts a string user turn's images in front o
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from typing import Any
+
+from webtraj.llm.images import data_url, decode_data_url
 
 IMAGES = "images"
 _EXT = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
@@ -22,13 +23,6 @@ _MIME = {v: k for k, v in _EXT.items()}
 
 def has_parts(messages: list[dict[str, Any]]) -> bool:
     return any(not isinstance(m["content"], str) for m in messages)
-
-
-def _decode(url: str) -> tuple[str, bytes]:
-    if not url.startswith("data:") or ";base64," not in url:
-        raise ValueError("a curated image must be a base64 data URL")
-    head, _, payload = url.partition(";base64,")
-    return head[5:], base64.b64decode(payload)
 
 
 def image_name(mime: str, data: bytes) -> str:
@@ -52,7 +46,7 @@ def trl_record(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[tup
             parts = []
             for p in content:
                 if p["type"] == "image_url":
-                    mime, data = _decode(p["image_url"]["url"])
+                    mime, data = decode_data_url(p["image_url"]["url"])
                     images.append((image_name(mime, data), data))
                     parts.append({"type": "image"})
                 else:
@@ -72,8 +66,8 @@ def wire_turns(record: dict[str, Any], read: Any) -> list[dict[str, Any]]:
             if p["type"] == "image":
                 name = next(names)
                 mime = _MIME[name.rsplit(".", 1)[1]]
-                url = f"data:{mime};base64,{base64.b64encode(read(name)).decode('ascii')}"
-                parts.append({"type": "image_url", "image_url": {"url": url}})
+                parts.append({"type": "image_url",
+                              "image_url": {"url": data_url(read(name), mime)}})
             else:
                 parts.append({"type": "text", "text": p["text"]})
         out.append({"role": m["role"], "content": parts})

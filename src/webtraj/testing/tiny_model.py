@@ -102,12 +102,17 @@ def build_tiny_model(texts: Iterable[str], out: Path, *, vocab_size: int = 4_000
                            intermediate_size, kv_heads)
     with torch.device(device):
         model = LlamaForCausalLM(config).to(getattr(torch, dtype))
+    return _save(model, fast, fast, out)
+
+
+def _save(model: Any, fast: Any, saver: Any, out: Path) -> Path:
+    """The model (ending generation at the turn's end) and its tokenizer or processor."""
     model.generation_config.eos_token_id = fast.eos_token_id
     model.generation_config.pad_token_id = fast.pad_token_id
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
-    fast.save_pretrained(out)
+    saver.save_pretrained(out)
     return out
 
 
@@ -144,11 +149,4 @@ def build_tiny_vlm(texts: Iterable[str], out: Path, *, vocab_size: int = 4_000,
         vision_feature_select_strategy="default", vision_feature_layer=-1,
         tie_word_embeddings=False)
     torch.manual_seed(seed)
-    model = LlavaForConditionalGeneration(config)
-    model.generation_config.eos_token_id = fast.eos_token_id
-    model.generation_config.pad_token_id = fast.pad_token_id
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    return out
+    return _save(LlavaForConditionalGeneration(config), fast, processor, out)

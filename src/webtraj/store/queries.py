@@ -261,36 +261,49 @@ class IndexReader:
     def step_curve(self, ev: str | None, *, site: str | None = None
                    ) -> list[tuple[int, float, int]]:
         """(step, mean value, episodes still running) of the current per-step values of
-        `ev`, over the run or over one `site` ("-": trajectories without a site). The mean is
-        over every episode with a curve: one that has finished counts with its final value
-        from then on (carried forward), so the curve ends at the run's (the site's) final
-        mean and a late step run by one episode is not that episode's value alone. This is
-        the one definition of a step curve (docs/reference.md): every curve of report.html
-        and the viewer is drawn from it."""
+        `ev`, over the run or over one `site` ("-": trajectories without a site), episodes
+        that ended in an error left out (as from every other table). The mean is over every
+        episode with a curve: one that has finished counts with its final value from then on
+        (carried forward), so the curve ends at the run's (the site's) final mean and a late
+        step run by one episode is not that episode's value alone. This is the one
+        definition of a step curve (docs/reference.md): every curve of report.html and the
+        viewer is drawn from it."""
         if ev is None:
             return []
         conn = self._conn
         params: tuple[str, ...] = (ev,) if site is None else (ev, site)
+        points = ("SELECT CAST(j.key AS INTEGER), SUM(j.value), COUNT(j.value) "
+                  "{source_with_steps} GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1")
         if self.has_summary:
             scores = "FROM current_scores c JOIN score_sets s ON s.id = c.score"
-            where = (" WHERE c.evaluator = ? AND s.steps IS NOT NULL"
+            where = (" WHERE c.evaluator = ? AND s.steps IS NOT NULL AND c.err = 0"
                      + ("" if site is None else " AND COALESCE(c.site, '-') = ?"))
             source = scores + where
-            if site is None:  # the summary's totals by step
-                rows = conn.execute("SELECT step, total, n FROM step_totals WHERE "
-                                    "evaluator = ? AND n > 0 ORDER BY step", (ev,)).fetchall()
+            if site is None:
+                # The summary's totals by step, less the (few) error episodes' values.
+                errs = {k: (t, n) for k, t, n in conn.execute(points.format(
+                    source_with_steps=f"{scores}, json_each(s.steps) j WHERE c.evaluator = ? "
+                    "AND s.steps IS NOT NULL AND c.traj IN (SELECT id FROM main.trajectories "
+                    "WHERE error IS NOT NULL)"), (ev,))}
+                rows = []
+                for k, total, n in conn.execute(
+                        "SELECT step, total, n FROM step_totals WHERE evaluator = ? AND n > 0 "
+                        "ORDER BY step", (ev,)):
+                    et, en = errs.get(k, (0.0, 0))
+                    if n - en > 0:
+                        rows.append((k, total - et, n - en))
             else:
-                rows = conn.execute(
-                    "SELECT CAST(j.key AS INTEGER), SUM(j.value), COUNT(j.value) "
-                    f"{scores}, json_each(s.steps) j{where} "
-                    "GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", params).fetchall()
+                rows = conn.execute(points.format(
+                    source_with_steps=f"{scores}, json_each(s.steps) j{where}"),
+                    params).fetchall()
         else:
-            where = "" if site is None else " WHERE COALESCE(t.site, '-') = ?"
-            source = f"FROM tv t{latest_join('s', 'JOIN', ' AND steps IS NOT NULL')}{where}"
-            rows = conn.execute(
-                "SELECT CAST(j.key AS INTEGER), SUM(j.value), COUNT(j.value) FROM tv t"
-                f"{latest_join('s', 'JOIN', ' AND steps IS NOT NULL')}, json_each(s.steps) j"
-                f"{where} GROUP BY 1 HAVING COUNT(j.value) > 0 ORDER BY 1", params).fetchall()
+            join = latest_join("s", "JOIN", " AND steps IS NOT NULL")
+            where = " WHERE t.error IS NULL" + (
+                "" if site is None else " AND COALESCE(t.site, '-') = ?")
+            source = f"FROM tv t{join}{where}"
+            rows = conn.execute(points.format(
+                source_with_steps=f"FROM tv t{join}, json_each(s.steps) j{where}"),
+                params).fetchall()
         # Episodes by the index of their last observation: the sum and count of final values.
         ends = sorted(conn.execute(
             "SELECT json_array_length(s.steps) - 1, SUM(json_extract(s.steps, '$[#-1]')), "

@@ -16,6 +16,7 @@ import httpx
 import pytest
 from view_builders import ALL, alpha_items, csr_score, task, traj, write_run
 
+from webtraj.model import Score
 from webtraj.report.metrics import csr_evaluator
 from webtraj.store import RunStore
 from webtraj.store.queries import IndexReader
@@ -152,8 +153,10 @@ def _assert_numbers_agree(runs: Path, name: str) -> dict:
 def test_numbers_agree_on_a_rescored_and_retried_run(tmp_path):
     """Two sites; hotels-002 re-scored with a longer curve; hotels-001 retried after it was
     scored, ending in an error this time; cars-003 retried and scored anew (a shorter
-    episode). Today's main drew report.html's per-site curves from every score set without
-    carrying finished episodes forward, so they disagreed with the overall curve."""
+    episode); cars-007 scored by another evaluator only. Today's main drew report.html's
+    per-site curves from every score set without carrying finished episodes forward, counted
+    the retried error episode in the overall curve, and filled report.html's table by site
+    with another evaluator's value where the headline judge had none."""
     runs = tmp_path / "runs"
     run = write_run(runs / "mixed", alpha_items(n_extra=4))
     with RunStore.open(run, write=True) as store:
@@ -164,6 +167,11 @@ def test_numbers_agree_on_a_rescored_and_retried_run(tmp_path):
         again = traj(task(3, site="cars"), ["10", "stop"])
         store.add_trajectory(again, replace=True)
         store.add_scores([(again.trajectory_id, csr_score([ALL[:2], ALL]))])
+        # A trajectory the headline judge never scored: no headline value in any table
+        # (report.html's table by site once took another evaluator's value for it).
+        other = traj(task(7, site="cars"), ["10", "stop"])
+        store.add_trajectory(other)
+        store.add_scores([(other.trajectory_id, Score(evaluator="webvoyager", value=0.0))])
     want = _assert_numbers_agree(runs, "mixed")
     # Episodes of one site finish at different steps (so carrying forward matters), and the
     # retried episode's error is counted apart.

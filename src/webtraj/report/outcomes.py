@@ -19,8 +19,8 @@ class Outcome(BaseModel):
     difficulty: str | None
     n_steps: int
     error: str | None
-    # The headline evaluator's value (CSR for a constraint judge, the oracle preferred),
-    # None if unscored.
+    # The run's headline evaluator's value (CSR for a constraint judge, the oracle
+    # preferred), None if unscored or not scored by it.
     csr: float | None = None
     csr_evaluator: str | None = None
     # WebArena's rule over every evaluator: 1 only if all scored 1; None if any unscored.
@@ -38,24 +38,21 @@ class Aggregate(BaseModel):
     task_score: float | None = None
 
 
-def _pick_csr(scores: dict[str, float | None]) -> tuple[str | None, float | None]:
-    """The headline evaluator's value (the family ranked first: a constraint judge, the
-    oracle first, then MiniWoB++, ...; see `report.metrics.csr_evaluator`)."""
-    name = csr_evaluator(list(scores))
-    return (name, scores[name]) if name else (None, None)
-
-
 def outcomes(store: RunStore) -> list[Outcome]:
+    """One outcome per trajectory; `csr` is the value of the run's headline evaluator
+    (`report.metrics.csr_evaluator` over the run's evaluators, as the viewer and every table
+    read it), None for a trajectory it did not score."""
     latest = store.index.latest_score_values()
+    headline = csr_evaluator(sorted({ev for per in latest.values() for ev in per}))
     out = []
     for row in store.rows():
         # An episode that ended in an error has no score, whatever an older version stored.
         scores = {ev: None if row.error else v.value
                   for ev, v in latest.get(row.rowid, {}).items()}
-        name, csr = _pick_csr(scores)
+        name = headline if headline in scores else None
         out.append(Outcome(trajectory_id=row.trajectory_id, task_id=row.task_id, site=row.site,
                            difficulty=row.difficulty, n_steps=row.n_steps, error=row.error,
-                           csr=csr, csr_evaluator=name,
+                           csr=scores[name] if name else None, csr_evaluator=name,
                            task_score=task_score(list(scores.values())), scores=scores))
     return out
 

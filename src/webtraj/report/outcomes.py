@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from webtraj.evaluate.scoring import task_score
 from webtraj.report.metrics import csr_evaluator
+from webtraj.store.queries import IndexReader
 from webtraj.store.run_store import RunStore
 
 
@@ -42,10 +43,12 @@ def outcomes(store: RunStore) -> list[Outcome]:
     """One outcome per trajectory; `csr` is the value of the run's headline evaluator
     (`report.metrics.csr_evaluator` over the run's evaluators, as the viewer and every table
     read it), None for a trajectory it did not score."""
-    latest = store.index.latest_score_values()
+    with IndexReader.open(store.root) as index:
+        rows = index.trajectory_rows()
+        latest = index.current_values()
     headline = csr_evaluator(sorted({ev for per in latest.values() for ev in per}))
     out = []
-    for row in store.rows():
+    for row in rows:
         # An episode that ended in an error has no score, whatever an older version stored.
         scores = {ev: None if row.error else v.value
                   for ev, v in latest.get(row.rowid, {}).items()}

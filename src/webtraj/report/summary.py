@@ -67,7 +67,6 @@ def summarize(store: RunStore, *, verify: bool = True,
               prices: PriceTable | None = None) -> RunSummary:
     """Aggregate a run. With `verify`, every trajectory file is read so that a corrupt one is
     reported (and left out) instead of silently listed, and each row gets its usage."""
-    latest = store.index.latest_score_values()
     corrupt = [_corrupt(c.trajectory_id, c.error) for c in store.corrupt]
     bad_ids = {c.trajectory_id for c in corrupt}
     per_traj: dict[str, tuple[ModelUsage | None, float | None]] = {}
@@ -82,8 +81,10 @@ def summarize(store: RunStore, *, verify: bool = True,
         metrics = run_metrics(index)
         judges = judge_usage(index)
         counts = index.evaluator_counts()
+        latest = index.current_values()
+        trajectories = index.trajectory_rows()
     rows = []
-    for row in store.rows():
+    for row in trajectories:
         if row.trajectory_id in bad_ids:
             continue
         per = latest.get(row.rowid, {})

@@ -8,7 +8,6 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import orjson
 
@@ -53,14 +52,6 @@ def score_matches_from_row(evaluator: str, value: float | None, reason: str | No
     return score, None
 
 
-class LatestScore(NamedTuple):
-    """A trajectory's newest score of one evaluator, as the index columns hold it."""
-
-    value: float | None
-    error: bool
-    has_constraints: bool
-
-
 @dataclass(frozen=True)
 class TrajectoryRow:
     rowid: int
@@ -75,7 +66,7 @@ class TrajectoryRow:
     termination: str | None
 
 
-_ROW_COLS = ("id, trajectory_id, task_id, site, difficulty, agent, trial, n_steps, error, "
+ROW_COLS = ("id, trajectory_id, task_id, site, difficulty, agent, trial, n_steps, error, "
              "termination")
 
 
@@ -191,7 +182,7 @@ class RunIndex:
         if has_error is not None:
             where += (" AND " if where else " WHERE ") + (
                 "error IS NOT NULL" if has_error else "error IS NULL")
-        cur = self.conn.execute(f"SELECT {_ROW_COLS} FROM trajectories{where} ORDER BY id",
+        cur = self.conn.execute(f"SELECT {ROW_COLS} FROM trajectories{where} ORDER BY id",
                                 params)
         for r in cur:
             yield TrajectoryRow(*r)
@@ -277,12 +268,3 @@ class RunIndex:
 
     def rowids(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT trajectory_id, id FROM trajectories"))
-
-    def latest_score_values(self) -> dict[int, dict[str, LatestScore]]:
-        """traj rowid -> evaluator -> its newest score set's value, error and constraints."""
-        out: dict[int, dict[str, LatestScore]] = {}
-        for traj, ev, value, err, hc in self.conn.execute(
-            "SELECT traj, evaluator, value, error, has_constraints FROM score_sets ORDER BY id"
-        ):
-            out.setdefault(traj, {})[ev] = LatestScore(value, bool(err), bool(hc))
-        return out

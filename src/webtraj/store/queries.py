@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -22,7 +23,7 @@ from webtraj.model.score import Score
 from webtraj.model.usage import Usage
 from webtraj.store import summary
 from webtraj.store.decisions import decisions_of
-from webtraj.store.index import connect_read_only, score_from_row
+from webtraj.store.index import ROW_COLS, TrajectoryRow, connect_read_only, score_from_row
 from webtraj.store.listing import ListQuery, ListRow, states, trajectory_page
 from webtraj.store.run_store import INDEX_DB
 from webtraj.store.summary import current_join, latest_join, score_error
@@ -31,6 +32,14 @@ from webtraj.store.summary import current_join, latest_join, score_error
 # named here so the layers above never import sqlite3. The LLM cache raises the same.
 DatabaseError = sqlite3.DatabaseError
 SQLiteError = sqlite3.Error
+
+
+class LatestScore(NamedTuple):
+    """A trajectory's newest score of one evaluator, as the index columns hold it."""
+
+    value: float | None
+    error: bool
+    has_constraints: bool
 
 
 class Cell(BaseModel):
@@ -461,6 +470,24 @@ class IndexReader:
         return out
 
     # --- trajectories ---------------------------------------------------------------------
+    def trajectory_rows(self) -> list[TrajectoryRow]:
+        """Every trajectory of the run, in the order it was indexed."""
+        return [TrajectoryRow(*r) for r in self._conn.execute(
+            f"SELECT {ROW_COLS} FROM main.trajectories ORDER BY id")]
+
+    def current_values(self) -> dict[int, dict[str, LatestScore]]:
+        """trajectory rowid -> evaluator -> its current score's value, error flag and
+        whether it has constraint judgements; evaluators in the order they first scored
+        the trajectory."""
+        out: dict[int, dict[str, LatestScore]] = {}
+        for traj, ev, value, err, hc in self._conn.execute(
+                "SELECT s.traj, s.evaluator, s.value, s.error, s.has_constraints FROM "
+                "(SELECT MIN(id) AS first, MAX(id) AS last FROM score_sets "
+                "GROUP BY traj, evaluator) g JOIN score_sets s ON s.id = g.last "
+                "ORDER BY g.first"):
+            out.setdefault(traj, {})[ev] = LatestScore(value, bool(err), bool(hc))
+        return out
+
     def trajectory_page(self, ev: str | None, query: ListQuery
                         ) -> tuple[list[ListRow], int]:
         """One page of the viewer's list (store.listing) and how many rows match."""
@@ -515,5 +542,5 @@ class IndexReader:
 
 
 __all__ = ["Agreement", "Cell", "ConstraintAgreement", "ConstraintRow", "DatabaseError",
-           "IndexReader", "ListQuery", "ListRow", "SQLiteError", "ScoreCounts",
-           "UnscoredReason", "total_of"]
+           "IndexReader", "LatestScore", "ListQuery", "ListRow", "SQLiteError", "ScoreCounts",
+           "TrajectoryRow", "UnscoredReason", "total_of"]

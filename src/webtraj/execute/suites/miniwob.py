@@ -18,13 +18,15 @@ DEFAULT_SEEDS = (0,)
 SITE = "miniwob"
 
 
-def _server(host: str) -> Any:
+def _server(host: str, *, wait: bool = True) -> Any:
+    """The suite's server; a run does not wait for it to serve (`wait=False`: its port
+    listens, and the episodes' first requests wait there while it starts)."""
     try:
         from webtraj.suites.miniwob.server import MiniWoBServer
     except ImportError as exc:
         raise InputError(f"the MiniWoB++ suite needs the 'miniwob' extra ({exc}): "
                          "pip install 'webtraj[miniwob]'", field="suite") from None
-    return MiniWoBServer(host=reachable_sandbox_host(host))
+    return MiniWoBServer(host=reachable_sandbox_host(host), wait=wait)
 
 
 def _page_tasks(tasks: Sequence[Task]) -> dict[str, Any]:
@@ -118,7 +120,7 @@ class MiniWoBSuite(Suite):
 
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
         selection(config.task_ids, config.seeds)  # a bad selection before any server
-        server = stack.enter_context(_server(config.sandbox_host))
+        server = stack.enter_context(_server(config.sandbox_host, wait=False))
         tasks, problems, unknown = self._instances(server.base_url, config.task_ids,
                                                    config.seeds, read_pages=False)
         return SuiteSession(tasks=tasks, session_urls=session_urls(store, server.urls),
@@ -127,7 +129,7 @@ class MiniWoBSuite(Suite):
 
     def serve_tasks(self, stack: ExitStack, store: RunStore, config: RunConfig,
                     tasks: list[Task]) -> SuiteSession:
-        server = stack.enter_context(_server(config.sandbox_host))
+        server = stack.enter_context(_server(config.sandbox_host, wait=False))
         urls = session_urls(store, server.urls)
         served = urls or store.info.site_urls
         return SuiteSession(tasks=[rebase_task(t, served) for t in tasks], session_urls=urls,

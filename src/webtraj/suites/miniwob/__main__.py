@@ -12,7 +12,9 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, required=True)
+    serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--fd", type=int, default=None,
+                       help="serve on this listening socket (bound by the parent)")
     serve.add_argument("--parent-pid", type=int, default=None,
                        help="die with this process (the run that started the server)")
     check = sub.add_parser("check")
@@ -25,7 +27,7 @@ def main() -> None:
         if args.parent_pid is not None:
             die_with_parent(args.parent_pid)
 
-        run(args.host, args.port)
+        run(args.host, args.port, fd=args.fd)
     else:
         from webtraj.suites.miniwob.check import main as run_check
 

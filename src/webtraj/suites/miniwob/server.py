@@ -1,9 +1,12 @@
 """Serving MiniWoB++'s pages on loopback http, each task page with webtraj's episode script.
 
-`MiniWoBServer` runs the app in a child process on a free port (like the sandbox sites'
-`SitesProcess`); `urls` maps `miniwob` to its base URL. The two `/_webtraj/` endpoints only
-acknowledge: what the page reports is kept by the episode's HAR, not by the server, so a
-stored run can be scored again without it."""
+`MiniWoBServer` runs the app in a child process (like the sandbox sites' `SitesProcess`) on a
+socket it binds and listens on itself before the child starts, so the URL is known and
+connections wait in the socket's backlog until the child serves them: a run need not wait for
+the server (`wait=False`), its start overlaps the workers' and browsers' own. `urls` maps
+`miniwob` to its base URL. The two `/_webtraj/` endpoints only acknowledge: what the page
+reports is kept by the episode's HAR, not by the server, so a stored run can be scored again
+without it."""
 
 from __future__ import annotations
 
@@ -81,32 +84,34 @@ def app(root: Path | None = None) -> Starlette:
     ])
 
 
-def serve(host: str, port: int) -> None:
+def serve(host: str, port: int | None, *, fd: int | None = None) -> None:
     import uvicorn
 
-    uvicorn.run(app(), host=host, port=port, log_level="warning", access_log=False,
-                lifespan="off", timeout_graceful_shutdown=1)
+    config = uvicorn.Config(app(), host=host, port=port or 0, log_level="warning",
+                            access_log=False, lifespan="off", timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    if fd is None:
+        server.run()
+    else:  # the parent's listening socket: requests already waiting in it are served now
+        server.run(sockets=[socket.socket(fileno=fd)])
 
 
-def _free_port(host: str) -> int:
-    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
-
-
-def _connects(host: str, port: int) -> bool:
-    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-        s.settimeout(0.2)
-        return s.connect_ex((host, port)) == 0
+def _answers(host: str, port: int) -> bool:
+    """The server answers http (a connection alone only reaches the listening socket)."""
+    with closing(socket.create_connection((host, port), timeout=2)) as s:
+        s.sendall(b"GET /favicon.ico HTTP/1.0\r\nHost: %s\r\n\r\n" % host.encode())
+        return s.recv(12).startswith(b"HTTP/")
 
 
 class MiniWoBServer:
-    """MiniWoB++ on a free loopback port in a child process; a context manager."""
+    """MiniWoB++ on a free loopback port in a child process; a context manager. With
+    `wait=False` it returns as soon as the port listens (before the child serves)."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", *, wait: bool = True) -> None:
         self.host = host
         self.port = 0
         self.urls: dict[str, str] = {}
+        self.wait = wait
         self._proc: subprocess.Popen | None = None
 
     @property
@@ -115,26 +120,32 @@ class MiniWoBServer:
 
     def __enter__(self) -> MiniWoBServer:
         html_dir()  # a missing package is the user's error, said before any process starts
-        for _ in range(3):
-            self.port = _free_port(self.host)
+        with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as listener:
+            listener.bind((self.host, 0))
+            listener.listen(128)
+            self.port = listener.getsockname()[1]
+            fd = listener.fileno()
             cmd = [sys.executable, "-m", "webtraj.suites.miniwob", "serve", "--host",
-                   self.host, "--port", str(self.port), "--parent-pid", str(os.getpid())]
+                   self.host, "--fd", str(fd), "--parent-pid", str(os.getpid())]
             self._proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            if self._wait_ready():
-                self.urls = {"miniwob": f"http://{self.host}:{self.port}"}
-                return self
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                          pass_fds=(fd,))
+        self.urls = {"miniwob": f"http://{self.host}:{self.port}"}
+        if self.wait and not self.wait_ready():
             self.stop()
-        raise RuntimeError("the MiniWoB++ server did not start")
+            raise RuntimeError("the MiniWoB++ server did not start")
+        return self
 
-    def _wait_ready(self, timeout: float = 20.0) -> bool:
+    def wait_ready(self, timeout: float = 20.0) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc is None or self._proc.poll() is not None:
                 return False
-            if _connects(self.host, self.port):
-                return True
-            time.sleep(0.05)
+            try:
+                if _answers(self.host, self.port):
+                    return True
+            except OSError:
+                time.sleep(0.05)
         return False
 
     def stop(self) -> None:

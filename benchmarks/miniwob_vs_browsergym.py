@@ -1,0 +1,271 @@
+"""Benchmark: MiniWoB++ in webtraj and in BrowserGym, the same episodes and the same policy.
+
+The same 30 episodes (click-button, enter-text, click-checkboxes x seeds 0-9) with the same
+scripted policy (benchmarks/miniwob_policy.py: the instruction and the elements' roles and
+names in, a click or a typed text out), one worker, process start to finish:
+
+- webtraj: `webtraj run --suite miniwob ... --agent miniwob_policy:ScriptedPolicy --workers 1`
+  (defaults: screenshots, HAR, scoring) of this checkout, and optionally of a baseline commit
+  checked out in a temporary git worktree (`--baseline REV`, "before");
+- BrowserGym 0.14.3 (`browsergym-miniwob==0.14.3`, installed by this script into its own
+  virtual environment under the user cache folder, or skipped with a message when it cannot
+  be), with its defaults and with its fixed waits off (slow_mo 0, pre_observation_delay 0),
+  on the same pages (the `miniwob` package's HTML, file://).
+
+Chromium is Debian's /usr/bin/chromium for both. Configurations are interleaved,
+`--repeats` times; per configuration the median of: episodes per minute (end to end),
+seconds per step, start-up (process start to the first episode's first action), CPU seconds
+(this process's children: every process of the run) per episode, success; the machine's load
+(/proc/loadavg) during each repetition. Ratios: webtraj over each BrowserGym mode.
+Targets: >= 4x BrowserGym's defaults and >= 2.7x with its waits off, 30/30 success for all.
+
+`--startup` also measures webtraj's start-up alone for 30 and 300 episodes (the run is
+stopped once its first episode is stored) against a bare launch of Chromium.
+
+    .venv/bin/python benchmarks/miniwob_vs_browsergym.py [--repeats 3] [--baseline REV]
+        [--startup] [--skip-browsergym] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+TASKS = ("click-button", "enter-text", "click-checkboxes")
+SEEDS = "0-9"
+CHROMIUM = "/usr/bin/chromium"
+BROWSERGYM = "browsergym-miniwob==0.14.3"
+TARGET_DEFAULTS = 4.0
+TARGET_NO_WAITS = 2.7
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(os.environ.get("WEBTRAJ_BENCH_CACHE") or Path(base) / "webtraj-bench")
+
+
+def browsergym_python() -> Path | None:
+    """The Python of a virtual environment holding BrowserGym (made and filled on first
+    use); None, with a message, when it cannot be installed."""
+    venv = _cache_root() / "browsergym-0.14.3"
+    python = venv / "bin" / "python"
+    ok = python.exists() and subprocess.run(
+        [str(python), "-c", "import browsergym.miniwob"], capture_output=True).returncode == 0
+    if ok:
+        return python
+    print(f"installing {BROWSERGYM} into {venv} ...", flush=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", BROWSERGYM], check=True)
+    except (subprocess.CalledProcessError, OSError) as exc:
+        print(f"BrowserGym skipped: {BROWSERGYM} could not be installed ({exc})")
+        return None
+    return python
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _load() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 1)[0]
+
+
+def _webtraj_cmd(out: Path, seeds: str) -> list[str]:
+    return [sys.executable, "-c", "from webtraj.cli.app import main; main()", "run",
+            "--suite", "miniwob", "--task-ids", ",".join(TASKS), "--seeds", seeds,
+            "--agent", "miniwob_policy:ScriptedPolicy", "--workers", "1",
+            "--max-steps", "10", "--timeout", "60", "--out", str(out)]
+
+
+def _env(src: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{BENCH}", "COLUMNS": "200"}
+
+
+def _read_run(out: Path) -> dict[str, object]:
+    from webtraj.store import RunStore
+
+    with RunStore.open(out) as store:
+        trajs = list(store.iter_trajectories())
+        success = sum(1 for t in trajs for s in store.scores(t.trajectory_id,
+                                                             evaluator="miniwob")
+                      if s.value == 1.0)
+    steps = [s for t in trajs for s in t.steps]
+    firsts = [t.steps[0].started_at for t in trajs if t.steps and t.steps[0].started_at]
+    return {"episodes": len(trajs), "success": success, "steps": len(steps),
+            "step_s": statistics.mean(s.duration_s or 0.0 for s in steps) if steps else None,
+            "first_action": min(firsts) if firsts else None}
+
+
+def run_webtraj(src: Path, scratch: Path, label: str) -> dict[str, object]:
+    out = scratch / f"{label}-{time.monotonic_ns()}"
+    cpu0, t0 = _children_cpu(), time.time()
+    proc = subprocess.run(_webtraj_cmd(out, SEEDS), env=_env(src), capture_output=True,
+                          text=True)
+    wall, cpu = time.time() - t0, _children_cpu() - cpu0
+    if proc.returncode != 0:
+        raise SystemExit(f"{label}: webtraj run failed:\n{proc.stdout[-2000:]}"
+                         f"{proc.stderr[-2000:]}")
+    got = _read_run(out)
+    return {"wall_s": wall, "cpu_s": cpu, "episodes": got["episodes"],
+            "success": got["success"], "steps": got["steps"], "step_s": got["step_s"],
+            "startup_s": (got["first_action"] or t0) - t0}  # type: ignore[operator]
+
+
+def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
+    from webtraj.suites.miniwob.assets import html_dir
+
+    cmd = [str(python), str(BENCH / "miniwob_browsergym_side.py"), "--miniwob-url",
+           f"file://{html_dir()}/miniwob/", "--tasks", ",".join(TASKS), "--seeds", SEEDS,
+           "--chromium", CHROMIUM]
+    if no_waits:
+        cmd.append("--no-waits")
+    cpu0, t0 = _children_cpu(), time.time()
+    proc = subprocess.run([*cmd, "--t0", repr(t0)], capture_output=True, text=True)
+    wall, cpu = time.time() - t0, _children_cpu() - cpu0
+    if proc.returncode != 0:
+        raise SystemExit(f"BrowserGym failed:\n{proc.stderr[-3000:]}")
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    eps = data["episodes"]
+    step_s = [s for e in eps for s in e["step_s"]]
+    return {"wall_s": wall, "cpu_s": cpu, "episodes": len(eps),
+            "success": sum(e["success"] for e in eps), "steps": len(step_s),
+            "step_s": statistics.mean(step_s) if step_s else None,
+            "startup_s": data["startup_s"]}
+
+
+def chromium_launch_s() -> float:
+    """A bare Playwright start and launch of the same Chromium (the browser's own launch)."""
+    from playwright.async_api import async_playwright
+
+    from webtraj.browser.chromium import launch_chromium
+
+    async def once() -> float:
+        t0 = time.perf_counter()
+        async with async_playwright() as pw:
+            browser = await launch_chromium(pw)
+            took = time.perf_counter() - t0
+            await browser.close()
+        return took
+
+    return asyncio.run(once())
+
+
+def webtraj_startup(src: Path, scratch: Path, seeds: str) -> float:
+    """Process start to the first episode's first action, the run stopped once that episode
+    is stored (so 300 episodes cost one)."""
+    out = scratch / f"startup-{seeds}-{time.monotonic_ns()}"
+    t0 = time.time()
+    proc = subprocess.Popen(_webtraj_cmd(out, seeds), env=_env(src), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(out.glob("*/trajectory.json")):
+                break
+            time.sleep(0.2)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    first = _read_run(out)["first_action"]
+    return (first or float("nan")) - t0  # type: ignore[operator]
+
+
+def _median(rows: list[dict[str, object]], key: str) -> float:
+    vals = [float(r[key]) for r in rows if r.get(key) is not None]  # type: ignore[arg-type]
+    return statistics.median(vals) if vals else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", help="a commit to measure as 'before' (git worktree)")
+    parser.add_argument("--startup", action="store_true",
+                        help="also webtraj's start-up for 30 and 300 episodes")
+    parser.add_argument("--skip-browsergym", action="store_true")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    scratch = Path(tempfile.mkdtemp(prefix="mw-vs-bg-"))
+    configs: dict[str, object] = {"webtraj": lambda: run_webtraj(REPO / "src", scratch,
+                                                                  "after")}
+    base_tree: Path | None = None
+    if args.baseline:
+        base_tree = scratch / "baseline"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--force",
+                        str(base_tree), args.baseline], check=True, capture_output=True)
+        configs["webtraj before"] = lambda: run_webtraj(base_tree / "src", scratch, "before")
+    python = None if args.skip_browsergym else browsergym_python()
+    if python is not None:
+        configs["BrowserGym defaults"] = lambda: run_browsergym(python, False)
+        configs["BrowserGym waits off"] = lambda: run_browsergym(python, True)
+    results: dict[str, list[dict[str, object]]] = {k: [] for k in configs}
+    try:
+        names = list(configs)
+        for rep in range(args.repeats):
+            order = names[rep % len(names):] + names[:rep % len(names)]
+            for name in order:
+                load0 = _load()
+                row = configs[name]()  # type: ignore[operator]
+                row["load"] = f"{load0}-{_load()}"
+                results[name].append(row)
+                print(f"rep {rep + 1} {name}: {json.dumps(row)}", flush=True)
+        startup: dict[str, object] = {}
+        if args.startup:
+            startup["chromium_launch_s"] = statistics.median(chromium_launch_s()
+                                                             for _ in range(3))
+            for seeds, n in (("0-9", 30), ("0-99", 300)):
+                startup[f"webtraj_{n}"] = [webtraj_startup(REPO / "src", scratch, seeds)
+                                           for _ in range(2)]
+                startup[f"load_{n}"] = _load()
+    finally:
+        if base_tree is not None:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force",
+                            str(base_tree)], check=False, capture_output=True)
+
+    print("\n| | episodes/min | s/step | start-up s | CPU s/episode | success | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    per_min: dict[str, float] = {}
+    for name, rows in results.items():
+        per_min[name] = statistics.median(60 * float(r["episodes"]) / float(r["wall_s"])
+                                          for r in rows)  # type: ignore[arg-type]
+        cpu = statistics.median(float(r["cpu_s"]) / max(1, int(r["episodes"]))  # type: ignore
+                                for r in rows)
+        successes = "/".join(f"{r['success']}" for r in rows)
+        print(f"| {name} | {per_min[name]:.1f} | {_median(rows, 'step_s'):.3f} | "
+              f"{_median(rows, 'startup_s'):.1f} | {cpu:.2f} | {successes} of 30 | "
+              f"{', '.join(str(r['load']) for r in rows)} |")
+    if "BrowserGym defaults" in per_min:
+        for name, target in (("BrowserGym defaults", TARGET_DEFAULTS),
+                             ("BrowserGym waits off", TARGET_NO_WAITS)):
+            ratios = [60 * float(a["episodes"]) / float(a["wall_s"])  # type: ignore[arg-type]
+                      / (60 * float(b["episodes"]) / float(b["wall_s"]))  # type: ignore
+                      for a, b in zip(results["webtraj"], results[name], strict=True)]
+            print(f"webtraj / {name}: median {statistics.median(ratios):.2f}x per "
+                  f"repetition {', '.join(f'{r:.2f}' for r in ratios)} (target >= {target}x)")
+    if args.startup:
+        print(f"start-up: {json.dumps(startup)}")
+    if args.json:
+        args.json.write_text(json.dumps({"results": results, "startup": startup}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

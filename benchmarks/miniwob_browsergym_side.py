@@ -53,8 +53,8 @@ def main() -> None:
     args = parser.parse_args()
     t0 = args.t0 or time.time()
     os.environ["MINIWOB_URL"] = args.miniwob_url
-    import gymnasium as gym
     import browsergym.miniwob  # noqa: F401  (registers the environments)
+    import gymnasium as gym
     from browsergym.utils.obs import flatten_axtree_to_str
 
     _use_chromium(args.chromium)

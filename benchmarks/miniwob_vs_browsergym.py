@@ -38,8 +38,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+
+import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
@@ -75,9 +78,55 @@ def browsergym_python() -> Path | None:
     return python
 
 
+class TreeCPU:
+    """CPU seconds of a process and all its descendants, sampled every 0.1 s (each process's
+    last reading): counts the browsers a framework leaves unreaped, which the kernel's
+    RUSAGE_CHILDREN would miss."""
+
+    def __init__(self, pid: int) -> None:
+        self.root = psutil.Process(pid)
+        self.seen: dict[tuple[int, float], float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            try:
+                procs = [self.root, *self.root.children(recursive=True)]
+            except psutil.Error:
+                break
+            for proc in procs:
+                try:
+                    t = proc.cpu_times()
+                    self.seen[(proc.pid, proc.create_time())] = t.user + t.system
+                except psutil.Error:
+                    pass
+            self._stop.wait(0.1)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return sum(self.seen.values())
+
+
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+
+def _measured(cmd: list[str], env: dict[str, str] | None = None
+              ) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run `cmd`: its result, wall seconds, CPU seconds of its whole process tree (the larger
+    of the sampled tree and the kernel's count of reaped children)."""
+    cpu0, t0 = _children_cpu(), time.time()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    tree = TreeCPU(proc.pid)
+    out, err = proc.communicate()
+    wall = time.time() - t0
+    cpu = max(tree.stop(), _children_cpu() - cpu0)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), wall, cpu
 
 
 def _load() -> str:
@@ -85,7 +134,8 @@ def _load() -> str:
 
 
 def _webtraj_cmd(out: Path, seeds: str) -> list[str]:
-    return [sys.executable, "-c", "from webtraj.cli.app import main; main()", "run",
+    # The console script as users run it (the tree's own code first on PYTHONPATH).
+    return [str(Path(sys.executable).with_name("webtraj")), "run",
             "--suite", "miniwob", "--task-ids", ",".join(TASKS), "--seeds", seeds,
             "--agent", "miniwob_policy:ScriptedPolicy", "--workers", "1",
             "--max-steps", "10", "--timeout", "60", "--out", str(out)]
@@ -100,29 +150,30 @@ def _read_run(out: Path) -> dict[str, object]:
 
     with RunStore.open(out) as store:
         trajs = list(store.iter_trajectories())
-        success = sum(1 for t in trajs for s in store.scores(t.trajectory_id,
-                                                             evaluator="miniwob")
-                      if s.value == 1.0)
+        won = {t.task.task_id for t in trajs for s in store.scores(t.trajectory_id,
+                                                                   evaluator="miniwob")
+               if s.value == 1.0}
+        success = len(won)
     steps = [s for t in trajs for s in t.steps]
     firsts = [t.steps[0].started_at for t in trajs if t.steps and t.steps[0].started_at]
     return {"episodes": len(trajs), "success": success, "steps": len(steps),
+            "failed": sorted(t.task.task_id for t in trajs if t.task.task_id not in won),
             "step_s": statistics.mean(s.duration_s or 0.0 for s in steps) if steps else None,
             "first_action": min(firsts) if firsts else None}
 
 
 def run_webtraj(src: Path, scratch: Path, label: str) -> dict[str, object]:
     out = scratch / f"{label}-{time.monotonic_ns()}"
-    cpu0, t0 = _children_cpu(), time.time()
-    proc = subprocess.run(_webtraj_cmd(out, SEEDS), env=_env(src), capture_output=True,
-                          text=True)
-    wall, cpu = time.time() - t0, _children_cpu() - cpu0
+    t0 = time.time()
+    proc, wall, cpu = _measured(_webtraj_cmd(out, SEEDS), _env(src))
     if proc.returncode != 0:
         raise SystemExit(f"{label}: webtraj run failed:\n{proc.stdout[-2000:]}"
                          f"{proc.stderr[-2000:]}")
     got = _read_run(out)
     return {"wall_s": wall, "cpu_s": cpu, "episodes": got["episodes"],
             "success": got["success"], "steps": got["steps"], "step_s": got["step_s"],
-            "startup_s": (got["first_action"] or t0) - t0}  # type: ignore[operator]
+            "startup_s": (got["first_action"] or t0) - t0,  # type: ignore[operator]
+            "failed": got["failed"]}
 
 
 def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
@@ -133,9 +184,7 @@ def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
            "--chromium", CHROMIUM]
     if no_waits:
         cmd.append("--no-waits")
-    cpu0, t0 = _children_cpu(), time.time()
-    proc = subprocess.run([*cmd, "--t0", repr(t0)], capture_output=True, text=True)
-    wall, cpu = time.time() - t0, _children_cpu() - cpu0
+    proc, wall, cpu = _measured([*cmd, "--t0", repr(time.time())])
     if proc.returncode != 0:
         raise SystemExit(f"BrowserGym failed:\n{proc.stderr[-3000:]}")
     data = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -144,7 +193,8 @@ def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
     return {"wall_s": wall, "cpu_s": cpu, "episodes": len(eps),
             "success": sum(e["success"] for e in eps), "steps": len(step_s),
             "step_s": statistics.mean(step_s) if step_s else None,
-            "startup_s": data["startup_s"]}
+            "startup_s": data["startup_s"],
+            "failed": [f"{e['task']}/{e['seed']}" for e in eps if not e["success"]]}
 
 
 def chromium_launch_s() -> float:

@@ -1,10 +1,10 @@
 """Benchmark: MiniWoB++ in webtraj and in BrowserGym, the same episodes and the same policy.
 
 The same 30 episodes (click-button, enter-text, click-checkboxes x seeds 0-9) with the same
-scripted policy (benchmarks/miniwob_policy.py: the instruction and the elements' roles and
+scripted policy (benchmarks/miniwob/policy.py: the instruction and the elements' roles and
 names in, a click or a typed text out), one worker, process start to finish:
 
-- webtraj: `webtraj run --suite miniwob ... --agent miniwob_policy:ScriptedPolicy --workers 1`
+- webtraj: `webtraj run --suite miniwob ... --agent policy:ScriptedPolicy --workers 1`
   (defaults: screenshots, HAR, scoring) of this checkout, and optionally of a baseline commit
   checked out in a temporary git worktree (`--baseline REV`, "before");
 - BrowserGym 0.14.3 (`browsergym-miniwob==0.14.3`, installed by this script into its own
@@ -137,12 +137,13 @@ def _webtraj_cmd(out: Path, seeds: str) -> list[str]:
     # The console script as users run it (the tree's own code first on PYTHONPATH).
     return [str(Path(sys.executable).with_name("webtraj")), "run",
             "--suite", "miniwob", "--task-ids", ",".join(TASKS), "--seeds", seeds,
-            "--agent", "miniwob_policy:ScriptedPolicy", "--workers", "1",
+            "--agent", "policy:ScriptedPolicy", "--workers", "1",
             "--max-steps", "10", "--timeout", "60", "--out", str(out)]
 
 
 def _env(src: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{BENCH}", "COLUMNS": "200"}
+    return {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{BENCH / 'miniwob'}",
+            "COLUMNS": "200"}
 
 
 def _read_run(out: Path) -> dict[str, object]:
@@ -179,7 +180,7 @@ def run_webtraj(src: Path, scratch: Path, label: str) -> dict[str, object]:
 def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
     from webtraj.suites.miniwob.assets import html_dir
 
-    cmd = [str(python), str(BENCH / "miniwob_browsergym_side.py"), "--miniwob-url",
+    cmd = [str(python), str(BENCH / "miniwob" / "browsergym_side.py"), "--miniwob-url",
            f"file://{html_dir()}/miniwob/", "--tasks", ",".join(TASKS), "--seeds", SEEDS,
            "--chromium", CHROMIUM]
     if no_waits:
@@ -224,7 +225,7 @@ def webtraj_startup(src: Path, scratch: Path, seeds: str) -> float:
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
-            if any(out.glob("*/trajectory.json")):
+            if any(out.glob("trajectories/*/trajectory.json")):
                 break
             time.sleep(0.2)
     finally:

@@ -81,3 +81,13 @@ def test_a_page_that_never_reports_a_reward_is_listed_as_such():
         assert (f"runnable; no reward possible in miniwob {check.miniwob_version}"
                 in result.output)
         assert ", ".join(no_reward) in result.output
+
+
+def test_a_run_need_not_wait_for_the_server():
+    """The server's port listens before its child starts serving (issue 42): a run goes on at
+    once, and a request made meanwhile waits in the backlog and is answered."""
+    from webtraj.suites.miniwob.server import MiniWoBServer
+
+    with MiniWoBServer(wait=False) as server:
+        page = httpx.get(f"{server.base_url}/miniwob/click-button.html?seed=1", timeout=120)
+        assert page.status_code == 200 and SCRIPT_PATH in page.text

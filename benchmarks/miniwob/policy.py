@@ -4,7 +4,7 @@ accessible name, read from each framework's text form of the accessibility tree)
 
 `plan` is plain Python (no webtraj import) so BrowserGym's virtual environment can load this
 file too; `ScriptedPolicy` is the webtraj agent around it
-(`--agent miniwob_policy:ScriptedPolicy` with benchmarks/ on PYTHONPATH)."""
+(`--agent policy:ScriptedPolicy` with benchmarks/miniwob/ on PYTHONPATH)."""
 
 from __future__ import annotations
 

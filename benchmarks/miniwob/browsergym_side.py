@@ -1,10 +1,10 @@
 """BrowserGym's side of benchmarks/miniwob_vs_browsergym.py, run by the Python of BrowserGym's
 own virtual environment (it never imports webtraj): the given MiniWoB++ episodes with the
-scripted policy of benchmarks/miniwob_policy.py, one after another, Chromium from
+scripted policy of benchmarks/miniwob/policy.py, one after another, Chromium from
 --chromium. Prints one JSON line: start-up (process start to the first action), per episode
 steps, success and step seconds.
 
-    VENV/bin/python benchmarks/miniwob_browsergym_side.py --miniwob-url file:///.../miniwob/ \
+    VENV/bin/python benchmarks/miniwob/browsergym_side.py --miniwob-url file:///.../miniwob/ \
         --tasks click-button,enter-text --seeds 0-9 [--no-waits] --t0 EPOCH
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 
 def _policy():
-    path = Path(__file__).with_name("miniwob_policy.py")
+    path = Path(__file__).with_name("policy.py")
     spec = importlib.util.spec_from_file_location("miniwob_policy", path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]

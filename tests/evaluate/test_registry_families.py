@@ -102,3 +102,18 @@ def test_a_plugin_brings_its_family_in_its_entry():
     assert reg.known("my_steps") is entry
     plain = reg.register_plugin("plain", lambda: None)
     assert plain.family is GENERIC
+
+
+def test_an_episodes_progress_value_is_the_headline_the_tables_show():
+    """The suite names its headline evaluators; one function (headline_evaluator) picks
+    among them, so the progress line's success is the oracle's when the oracle and the rule
+    judge both scored (the stored order used to decide)."""
+    from webtraj.execute.suites import get_suite
+    from webtraj.model import Score, Task
+
+    scores = [Score(evaluator="constraints:rule", value=0.0),
+              Score(evaluator="NetworkEventEvaluator[GET /x]", value=0.0),
+              Score(evaluator="constraints:oracle", value=1.0)]
+    task = Task(task_id="t", intent="x")
+    assert get_suite("booking").headline_value(task, scores) == 1.0
+    assert headline_evaluator([s.evaluator for s in scores]) == "constraints:oracle"

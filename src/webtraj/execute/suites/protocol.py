@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from webtraj.browser.config import FormLogin
 from webtraj.browser.page_task import PageTask
+from webtraj.evaluate.registry import headline_evaluator
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
 from webtraj.model.run import RunConfig
@@ -131,13 +132,18 @@ class Suite:
         return "oracle" if info.sandbox is not None and info.site_urls else "rule"
 
     def headline_value(self, task: Task, scores: Sequence[Score]) -> float | None:
-        """An episode's success for progress displays: the first scored headline evaluator,
-        else (a suite without one) the first scored evaluator the task declares."""
-        prefixes = self.headline or tuple(str(e.get("evaluator", "")) for e in task.evaluators)
-        for prefix in prefixes:
-            for s in scores:
-                if prefix and s.evaluator.startswith(prefix) and s.value is not None:
-                    return s.value
+        """An episode's success for progress displays: the value of the scored evaluator
+        that `evaluate.registry.headline_evaluator` picks (the one the run's tables show)
+        among those the suite names as its headline, else (a suite without one) among those
+        the task declares, the first declared first."""
+        groups = ((self.headline,) if self.headline else
+                  tuple((str(e.get("evaluator", "")),) for e in task.evaluators))
+        for prefixes in groups:
+            named = {s.evaluator: s.value for s in scores if s.value is not None
+                     and any(p and s.evaluator.startswith(p) for p in prefixes)}
+            pick = headline_evaluator(list(named))
+            if pick is not None:
+                return named[pick]
         return None
 
     def describe(self, options: ListOptions) -> list[str]:

@@ -30,6 +30,7 @@ FUSED_CHUNK = 32_768
 PROBE_TOKENS_GPU = 4_096
 PROBE_TOKENS_CPU = 512
 PROBE_REPEATS = 3
+PATHS = ("plain", "fused")
 # The plain head's extra memory over the fused one that makes auto pick the fused head even
 # when slower: this share of the GPU's memory would come out of the token budget.
 MEMORY_SHARE_LIMIT = 0.05
@@ -116,8 +117,26 @@ def choose(setting: str, model: Any, *, train_weight: bool, budget: int | None,
     weight = model.get_output_embeddings().weight
     cap = PROBE_TOKENS_GPU if device.type == "cuda" else PROBE_TOKENS_CPU
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-        return measure(weight, train_weight, min(budget or cap, cap), device,
-                       dtype or weight.dtype)
+        report = measure(weight, train_weight, min(budget or cap, cap), device,
+                         dtype or weight.dtype)
+    return agreed(report)
+
+
+def agreed(report: LMHeadReport) -> LMHeadReport:
+    """Under data parallelism every process takes rank 0's choice (each measured its own), so
+    all of them run the same head."""
+    import torch.distributed as dist
+
+    if report.chosen_by == "option" or not (dist.is_available() and dist.is_initialized()):
+        return report
+    backend_cuda = dist.get_backend() == "nccl"
+    flag = torch.tensor([PATHS.index(report.path)],
+                        device="cuda" if backend_cuda else "cpu")
+    dist.broadcast(flag, src=0)
+    path = PATHS[int(flag)]
+    if path == report.path:
+        return report
+    return report.model_copy(update={"path": path, "chosen_by": "rank 0's measurement"})
 
 
 def keeps_logits(model: Any) -> bool:

@@ -11,6 +11,7 @@ from factories import SANDBOX_TODAY as TODAY
 from webtraj.curate.settings import CurateSettings
 from webtraj.execute.curation import CurateRun, curate_run, ensure_curves
 from webtraj.execute.run import RunConfig, execute_run
+from webtraj.execute.scratch import SCRATCH_PREFIX
 from webtraj.report.outcomes import outcomes
 from webtraj.testing.ray_cluster import LocalRayCluster
 
@@ -51,7 +52,7 @@ def test_two_nodes_give_every_artifact_and_the_local_outcomes(tmp_path, cluster)
     assert all(v[0] == 1.0 for v in per_executor["ray"].values())
     # The second node's workers wrote their episodes in their own scratch folder, which the
     # driver never read: every artifact above came back through Ray.
-    assert list(cluster.scratch[1].glob("webtraj-episodes-*"))
+    assert list(cluster.scratch[1].glob(f"{SCRATCH_PREFIX}*"))
 
     # Curation on the same cluster writes the same bytes as the local executor.
     settings = CurateSettings(judge="oracle")

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from webtraj.agents.prompting import system_prompt
 from webtraj.model.action import ACTION_PHRASE, ActionKind, ActionSet
+from webtraj.model.trajectory import Termination
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
 
@@ -66,7 +67,9 @@ def test_coordinate_agent_drags_in_a_real_page(tmp_path):
     first = traj.steps[0]
     assert first.action is None and "not in this agent's action set (coords)" in first.error
     kinds = [s.action.kind for s in traj.steps[1:]]
-    assert kinds == [ActionKind.MOUSE_DRAG, ActionKind.MOUSE_CLICK, ActionKind.STOP]
+    # The page gives its reward on the Submit click and so ends the episode: no stop step.
+    assert kinds == [ActionKind.MOUSE_DRAG, ActionKind.MOUSE_CLICK]
+    assert traj.termination == Termination.PAGE_ENDED
     assert score.details["raw_reward"] > 0, (score, [s.error for s in traj.steps])
     # The drag is stored with what was under its start (the small box) and its end.
     drag = traj.steps[1]

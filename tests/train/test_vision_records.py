@@ -54,15 +54,18 @@ def vision_run(replay_dir, tmp_path_factory):
 
 
 def test_curated_records_are_the_agents_messages_images_included(vision_run, tmp_path):
-    from webtraj.agents.prompt_builder import PromptOptions
-    from webtraj.curate.settings import CurateSettings
+    from typer.testing import CliRunner
+
+    from webtraj.cli.app import app
     from webtraj.curate.vision import wire_turns
-    from webtraj.execute.curation import CurateRun, curate_run
 
     requests, run = vision_run
     data = tmp_path / "data"
-    curate_run(CurateRun(run=run, out=data, val_fraction=0.0, settings=CurateSettings(
-        judge="oracle", prompt=PromptOptions(**VISION))))
+    # As a user curates: no --prompt-option; the run's own llm agent options (its
+    # observation included) build the records.
+    result = CliRunner().invoke(app, ["curate", "--run", str(run), "--out", str(data),
+                                      "--judge", "oracle", "--val-fraction", "0"])
+    assert result.exit_code == 0, result.output
     recs = [orjson.loads(x) for x in (data / "train.jsonl").read_bytes().splitlines()]
     assert len(recs) > 0
     sent: dict[str, list] = {}

@@ -192,6 +192,19 @@ def resolve_agent(spec: str) -> AgentEntry:
     return _plugin_entry(spec, target)
 
 
+def recorded_prompt(agent: str, options: Mapping[str, Any] | None) -> PromptOptions | None:
+    """The prompt a built-in agent whose options are prompt options (llm, explore-llm) was
+    sent, read back from the options a run recorded for it; None for any other agent. Curation
+    and the distill recipe build records with it, so a student learns from what its teacher
+    saw (images included) without the user repeating the agent's options."""
+    entry = BUILTIN_AGENTS.get(agent)
+    if entry is None or entry.options is None or not issubclass(entry.options, PromptOptions):
+        return None
+    opts = validate_options(entry.options, options or {}, owner=f"agent {agent!r}")
+    return PromptOptions.model_validate(
+        {name: getattr(opts, name) for name in PromptOptions.model_fields})
+
+
 def check_agent_options(spec: str, options: Mapping[str, Any] | None = None, *,
                         file: str | None = None) -> BaseModel | None:
     """Validate options for an agent (no browser, no model call): the fail-fast check."""

@@ -54,7 +54,8 @@ def curate(
     prompt_option: list[str] = typer.Option(  # noqa: B008
         None, "--prompt-option", help="key=value: build the records' prompts as the llm agent "
         "with this option does (history_window, tree_tokens, few_shot, action_set, "
-        "observation, image_max_side; default: the agent's defaults). With an image "
+        "observation, image_max_side; default: the run's own llm agent options, else that "
+        "agent's defaults). With an image "
         "observation the records carry the images in TRL's vision form (docs/curating.md). "
         "Recorded in stats.json under prompt."),
     out: Path = typer.Option(None, "--out", help="Output folder for the dataset."),  # noqa: B008
@@ -70,6 +71,7 @@ def curate(
         console.print(ctx.get_help())
         raise typer.Exit(2)
     require_extra("train", "pyarrow", feature="webtraj curate (it writes Parquet)")
+    from webtraj.agents.registry import recorded_prompt
     from webtraj.curate.settings import JUDGES, CurateSettings, curve_evaluator
     from webtraj.curate.stats import stats_table
     from webtraj.execute.curation import CurateRun, curate_run, default_judge, ensure_curves
@@ -95,7 +97,11 @@ def curate(
             raise fail(f"unknown judge {name!r}; choose from {', '.join(JUDGES)}")
     if second_judge == judge:
         raise fail("--second-judge must differ from --judge")
-    prompt = _prompt_options(prompt_option or [])
+    try:
+        recorded = recorded_prompt(info.settings.agent, info.settings.agent_options)
+    except InputError as exc:
+        raise fail(f"the run's agent options: {exc}") from None
+    prompt = _prompt_options(prompt_option or [], recorded)
     settings = CurateSettings(judge=judge, second_judge=second_judge, relabel=relabel,
                               llm=llm, no_cache=no_cache, seed=seed, prompt=prompt)
     rescored = 0
@@ -131,8 +137,10 @@ def curate(
                   "validation.parquet, tasks.jsonl, stats.json")
 
 
-def _prompt_options(pairs: list[str]):
-    """--prompt-option pairs as the prompt builder's options; a bad one names the option."""
+def _prompt_options(pairs: list[str], recorded=None):
+    """--prompt-option pairs as the prompt builder's options, over the prompt the run's agent
+    was sent (`recorded`: an llm agent's own options, its observation included); a bad one
+    names the option."""
     from pydantic import ValidationError
 
     from webtraj.agents.prompt_builder import PromptOptions
@@ -141,7 +149,9 @@ def _prompt_options(pairs: list[str]):
     from webtraj.model.plugins import parse_option_pairs
 
     try:
-        return PromptOptions.model_validate(parse_option_pairs(pairs))
+        base = ({name: getattr(recorded, name) for name in PromptOptions.model_fields}
+                if recorded is not None else {})
+        return PromptOptions.model_validate({**base, **parse_option_pairs(pairs)})
     except InputError as exc:
         raise fail(f"--prompt-option: {exc}") from None
     except ValidationError as exc:

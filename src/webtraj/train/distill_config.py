@@ -15,6 +15,7 @@ import orjson
 from pydantic import Field, JsonValue, ValidationError, model_validator
 
 from webtraj.agents.prompt_builder import PromptOptions
+from webtraj.agents.registry import recorded_prompt
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError, from_validation_error
 from webtraj.model.run_settings import run_default
@@ -77,14 +78,14 @@ class DistillConfig(FrozenModel):
     def prompt_options(self) -> PromptOptions:
         """The prompt the records are built with and the student acts on: the llm teacher's
         own (its observation included), else `prompt`."""
-        if self.teacher.agent == "llm":
-            return PromptOptions.model_validate(self.teacher.agent_options)
-        return self.prompt or PromptOptions()
+        recorded = recorded_prompt(self.teacher.agent, self.teacher.agent_options)
+        return recorded or self.prompt or PromptOptions()
 
     @model_validator(mode="after")
     def _student_sees_what_it_learns_from(self) -> DistillConfig:
         trained = self.prompt_options()
-        if self.teacher.agent == "llm" and self.prompt is not None:
+        teachers = recorded_prompt(self.teacher.agent, self.teacher.agent_options)
+        if teachers is not None and self.prompt is not None:
             diff = differences(self.prompt, trained)
             if diff:
                 raise ValueError("prompt differs from the llm teacher's agent_options (the "

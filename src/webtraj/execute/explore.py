@@ -32,6 +32,7 @@ from webtraj.agents.explore.personas import draw_persona
 from webtraj.curate.relabel import rule_relabel
 from webtraj.execute.hindsight_run import LabeledPair, prefix_trajectory, write_labeled_run
 from webtraj.execute.run import execute_run
+from webtraj.execute.suites import get_suite, named_suites
 from webtraj.generate.hindsight import PrefixLabel, distinct, label_trajectory, labeled_task
 from webtraj.generate.similarity import DEFAULT_THRESHOLDS, DuplicateIndex, make_embedder
 from webtraj.model import InputError, Score, Task, Trajectory
@@ -107,7 +108,7 @@ def exploration_tasks(opts: ExploreOptions, today: dt.date) -> list[Task]:
                          f"{', '.join(by_key)}", field="--sites")
     urls = site_urls("127.0.0.1", DEFAULT_PORT_BASE)
     rng = random.Random(f"explore:{opts.seed}")
-    stamp = {"suite": "booking", "today": today.isoformat(), "seed": 0}
+    stamp = {"suite": opts.suite, "today": today.isoformat(), "seed": 0}
     tasks = []
     for i in range(opts.episodes):
         key = keys[i % len(keys)]
@@ -117,7 +118,7 @@ def exploration_tasks(opts: ExploreOptions, today: dt.date) -> list[Task]:
             task_id=f"explore.{key}.{opts.seed}-{i:04d}",
             intent=f"Explore {by_key[key].brand} as a {ex.persona.name}.", site=key,
             start_url=urls[key] + "/",
-            metadata={"suite": "booking", "sandbox": stamp, **ex.stamp()}))
+            metadata={"suite": opts.suite, "sandbox": stamp, **ex.stamp()}))
     return tasks
 
 
@@ -131,9 +132,10 @@ def explore(opts: ExploreOptions, out: str | Path, *, command: str = "",
             on_stage: Callable[[str], None] | None = None) -> ExploreReport:
     """Explore, label, write the tasks, replay them; the report is also written to
     `OUT/explore_report.json`."""
-    if opts.suite != "booking":
-        raise InputError(f"explore labels with the sandbox oracle: it runs on the booking "
-                         f"suite, not {opts.suite!r}", field="--suite")
+    if not get_suite(opts.suite).explorable:
+        able = ", ".join(s.name for s in named_suites() if s.explorable)
+        raise InputError(f"explore labels with a sandbox oracle: it runs on {able}, not "
+                         f"{opts.suite!r}", field="--suite")
     if (opts.policy == "llm" or opts.labeler == "llm") and not opts.llm:
         raise InputError("the llm explorer and labeler need --llm", field="--llm")
     out = Path(out)

@@ -36,6 +36,7 @@ class BookingSuite(Suite):
     summary = "120 tasks on the five sandbox sites served on loopback"
     evaluators = ("NetworkEventEvaluator", "constraints")
     headline = ("constraints",)
+    explorable = True
     site_keys: ClassVar[frozenset[str]] = _site_keys()
 
     def list_tasks(self, options: ListOptions) -> list[Task]:

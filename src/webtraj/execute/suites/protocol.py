@@ -86,6 +86,9 @@ class Suite:
     headline: ClassVar[tuple[str, ...]] = ()
     # True when `webtraj run --suite NAME` and `webtraj sites tasks --suite NAME` take it.
     named: ClassVar[bool] = True
+    # True when its sites have an oracle that reads the state an episode reached, so
+    # `webtraj explore` can label explored prefixes with constraints it verifies.
+    explorable: ClassVar[bool] = False
 
     # -- tasks -------------------------------------------------------------------------------
 

@@ -98,7 +98,8 @@ def curate(
     if second_judge == judge:
         raise fail("--second-judge must differ from --judge")
     try:
-        recorded = recorded_prompt(info.settings.agent, info.settings.agent_options)
+        recorded = (recorded_prompt(info.settings.agent, info.settings.agent_options)
+                    if info.settings is not None else None)  # imported runs record none
     except InputError as exc:
         raise fail(f"the run's agent options: {exc}") from None
     prompt = _prompt_options(prompt_option or [], recorded)

@@ -28,6 +28,7 @@ from pydantic import Field, JsonValue, ValidationError
 from webtraj.llm.usage import Price, PriceTable
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError, from_validation_error
+from webtraj.runtime.user_dirs import user_path
 
 ENV_CONFIG = "WEBTRAJ_CONFIG"
 ENV_CACHE = "WEBTRAJ_LLM_CACHE"
@@ -45,12 +46,7 @@ class LLMConfig(FrozenModel):
 
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get(ENV_CONFIG):
-        return Path(env[ENV_CONFIG]).expanduser()
-    base = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else (
-        Path.home() / ".config")
-    return base / "webtraj" / "config.toml"
+    return user_path("config", "config.toml", override=ENV_CONFIG, environ=environ)
 
 
 def load_config(path: str | Path | None = None, *,

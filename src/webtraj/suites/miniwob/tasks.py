@@ -13,7 +13,6 @@ instruction it showed into the HAR, where the evaluator checks it against the in
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from pydantic import Field
 from webtraj.browser.page_task import PageTask
 from webtraj.model import InputError, Task
 from webtraj.model.base import FrozenModel
+from webtraj.runtime.user_dirs import user_path
 from webtraj.store.atomic import write_bytes_atomic
 from webtraj.suites.miniwob.assets import package_version, task_names
 
@@ -176,12 +176,7 @@ def page_stated_tasks(base_url: str, names: Iterable[str] = (), seeds: Iterable[
 
 
 def cache_dir(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get(ENV_CACHE):
-        return Path(env[ENV_CACHE]).expanduser()
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else (
-        Path.home() / ".cache")
-    return base / "webtraj" / "miniwob"
+    return user_path("cache", "miniwob", override=ENV_CACHE, environ=environ)
 
 
 class InstructionCache:

@@ -111,7 +111,7 @@ def _explore_llm(opts: Any, llm: Any) -> Agent:
 
 def _mindact(opts: Any, llm: Any) -> Agent:
     try:
-        from webtraj.agents.mindact_live import MindActAgent
+        from webtraj.agents.mindact.live_agent import MindActAgent
     except ImportError as exc:
         raise AgentError(f"the mindact agent is not available: {exc}") from None
     return MindActAgent(llm, **opts.model_dump())

@@ -1,5 +1,7 @@
 """MindAct for offline Mind2Web: candidate prompts, the multiple-choice tournament, the
-direct-generation baseline, and predictors from files or callables."""
+direct-generation baseline, and predictors from files or callables; `live_agent` runs the same
+ranking and tournament as the `mindact` agent on a live page (imported by the agent registry
+when that agent is asked for, not here)."""
 
 from webtraj.agents.mindact.answer import ChoiceAnswer, parse_choice, parse_direct
 from webtraj.agents.mindact.predictors import (

@@ -39,6 +39,8 @@ ROOT = SRC.parents[1]
 # Modules renamed so that their names say what they hold (issue 40 point 5): old -> new.
 RENAMED: dict[str, str] = {
     "webtraj.agents.mindact_live": "webtraj.agents.mindact.live_agent",
+    "webtraj.formats.har": "webtraj.formats.har_reader",
+    "webtraj.browser.har": "webtraj.browser.har_recorder",
 }
 
 

@@ -251,7 +251,7 @@ async def test_resource_hints_open_no_connection_to_a_blocked_origin(make_env, s
 async def test_har_journal_holds_no_credential(make_env, site, tmp_path):
     """The request journal is written as requests finish (it survives a killed worker):
     credential headers and token parameters are redacted before they reach it."""
-    from webtraj.browser.har import har_journal
+    from webtraj.browser.har_recorder import har_journal
 
     har = tmp_path / "network.har"
     env = make_env(har_path=har)

@@ -14,7 +14,7 @@ import pytest
 
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
-from webtraj.browser.har import har_from_journal, har_journal
+from webtraj.browser.har_recorder import har_from_journal, har_journal
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.registry import create
 from webtraj.model import Action, ActionKind, Task, Trajectory

@@ -14,7 +14,7 @@ from webtraj.cli.app import app
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.registry import ConfigError, create
 from webtraj.evaluate.webarena_verified import SiteUrls, evaluate_log_dir
-from webtraj.formats.har import load_trace
+from webtraj.formats.har_reader import load_trace
 from webtraj.formats.webarena_verified import load_tasks, trajectory_from_log
 from webtraj.model import InputError, Trajectory
 

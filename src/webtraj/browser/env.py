@@ -11,7 +11,7 @@
 
 `close()` always runs (context manager / finally), so the HAR is written even when the
 episode raises or is cancelled; if Chromium itself died, a HAR rebuilt from request events is
-written instead (see har.py).
+written instead (see har_recorder.py).
 
 Element ids in observations are Playwright aria refs shown as numbers (see axtree.py): the same
 element keeps its id across steps while its role and accessible name stay the same (an element
@@ -37,7 +37,7 @@ from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.downloads import DownloadKeeper
-from webtraj.browser.har import HarFallback, RequestBodies, ResponseBodies, har_journal
+from webtraj.browser.har_recorder import HarFallback, RequestBodies, ResponseBodies, har_journal
 from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.passwords import PasswordMemory

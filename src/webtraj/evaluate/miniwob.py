@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from webtraj.evaluate.metrics import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.formats.har import parse_trace
+from webtraj.formats.har_reader import parse_trace
 from webtraj.model import InputError, Score, Trajectory
 from webtraj.store.files import read_artifact
 from webtraj.suites.miniwob.paths import REWARD_PATH, START_PATH

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from webtraj.formats.har import HarEntry, parse_trace
+from webtraj.formats.har_reader import HarEntry, parse_trace
 from webtraj.model import Score, Trajectory
 from webtraj.store.files import read_artifact
 

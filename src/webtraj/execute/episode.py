@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.agents.protocol import Agent, AgentDecision, episode_files_at
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
-from webtraj.browser.har import har_from_journal, har_journal
+from webtraj.browser.har_recorder import har_from_journal, har_journal
 from webtraj.browser.page_task import PageTask
 from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import ActionKind

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from webtraj.formats.har import load_trace, scan_har
+from webtraj.formats.har_reader import load_trace, scan_har
 from webtraj.formats.imported import ImportArtifacts, Imported
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, Task, Termination, Trajectory

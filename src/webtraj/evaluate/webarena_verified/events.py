@@ -22,7 +22,7 @@ class NetworkEvent:
     """One HAR entry: the fields used to pick events are kept, the rest is re-read on demand.
 
     Built either from an entry dict (kept) or, for large traces, from a scan that drops the
-    entry and leaves a `reload` function (see `webtraj.formats.har.scan_har`).
+    entry and leaves a `reload` function (see `webtraj.formats.har_reader.scan_har`).
     """
 
     __slots__ = ("index", "url", "method", "status", "is_static", "is_navigation", "referer",
@@ -135,6 +135,6 @@ def parse_multipart(text: str, boundary: str) -> dict[str, str]:
 
 def scan_events(path: str | Path) -> tuple[list[NetworkEvent], Callable[[], None]]:
     """Events of a HAR file read lean (see `scan_har`); call the returned `close` when done."""
-    from webtraj.formats.har import scan_har
+    from webtraj.formats.har_reader import scan_har
 
     return scan_har(path, lambda entry, i, reload: NetworkEvent(entry, i, reload))

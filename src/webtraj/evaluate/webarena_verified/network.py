@@ -21,7 +21,7 @@ from webtraj.evaluate.webarena_verified.jsonpath import extract, is_path_key
 from webtraj.evaluate.webarena_verified.result import Assertion, Status, Verdict
 from webtraj.evaluate.webarena_verified.schema import normalize, single
 from webtraj.evaluate.webarena_verified.urls import Url
-from webtraj.formats.har import body_not_recorded
+from webtraj.formats.har_reader import body_not_recorded
 from webtraj.model.redact import REDACTED
 
 NAME = "NetworkEventEvaluator"

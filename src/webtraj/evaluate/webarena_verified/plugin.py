@@ -19,7 +19,7 @@ from webtraj.evaluate.webarena_verified.network import NetworkEventEvaluator
 from webtraj.evaluate.webarena_verified.response import AgentResponseEvaluator
 from webtraj.evaluate.webarena_verified.runner import task_type_of
 from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
-from webtraj.formats.har import HarEntry
+from webtraj.formats.har_reader import HarEntry
 from webtraj.model import InputError, Score, Trajectory
 
 

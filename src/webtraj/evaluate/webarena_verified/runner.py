@@ -19,7 +19,7 @@ from webtraj.evaluate.webarena_verified.network import NetworkEventEvaluator
 from webtraj.evaluate.webarena_verified.response import AgentResponseEvaluator
 from webtraj.evaluate.webarena_verified.result import Status, Verdict
 from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
-from webtraj.formats.har import load_trace
+from webtraj.formats.har_reader import load_trace
 from webtraj.formats.local_files import LocalFiles
 from webtraj.formats.webarena_verified import read_log_dir, task_from_obj
 from webtraj.model import InputError

@@ -40,7 +40,7 @@ from playwright.async_api import BrowserContext, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
 from webtraj import __version__
-from webtraj.formats.har import not_recorded
+from webtraj.formats.har_reader import not_recorded
 from webtraj.formats.http_body import post_data
 from webtraj.model.jsonfile import read_journal
 from webtraj.model.redact import Redactor

@@ -1,7 +1,9 @@
 """Run settings are declared once (`RunConfig`): `webtraj run` and `record` offer them with
 the model's defaults, bounds and help, the Python API takes them by the model's names, and a
-run made either way records the same settings and definition."""
+run made either way records the same settings and definition. Every other command with a
+settings model takes its options from the model the same way (no default written twice)."""
 
+import inspect
 import json
 from pathlib import Path
 
@@ -13,9 +15,16 @@ from typer.testing import CliRunner
 import webtraj.api as wt
 from factories import SANDBOX_TODAY
 from webtraj.cli.app import app
-from webtraj.cli.run_settings import setting_of, settings_table
+from webtraj.cli.run_settings import SETTING_MARK, setting_default, setting_of, settings_table
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation import CurateRun
+from webtraj.execute.explore import ExploreOptions
+from webtraj.execute.suites.protocol import ListOptions
+from webtraj.generate.pipeline import GenerateOptions
 from webtraj.model import InputError
 from webtraj.model.run import RunConfig, RunDefinition
+from webtraj.record.session import RecordSettings
+from webtraj.train.config import LoraSettings, TrainSettings
 
 FIELDS = RunConfig.model_fields
 # Options of the commands that are not one run setting, and why.
@@ -142,3 +151,112 @@ def test_run_help_fits_80_columns_with_every_option_whole():
     for option in _options("run").values():
         for flag in option.opts:  # a flag cut short ("--episodes-per…") would not be found
             assert f" {flag} " in res.output, flag
+
+
+# Every command and the settings models its options set (none: the command has no settings
+# model; its options are its own). A new command must be added here.
+SETTINGS_MODELS = {
+    "run": (RunConfig,), "record": (RunConfig, RecordSettings),
+    "explore": (ExploreOptions,), "train": (TrainSettings, LoraSettings),
+    "curate": (CurateSettings, CurateRun),
+    "sites tasks": (ListOptions,), "sites list": (ListOptions,),
+    "tasks generate": (GenerateOptions,),
+    # The sandbox's own serving (host, ports, date, seed are arguments of serve_all).
+    "sites serve": (),
+    "view": (), "report": (), "distill": (), "schema": (),
+    "runs list": (), "runs show": (), "runs upgrade": (), "runs export": (),
+    "llm check": (), "llm scripted-server": (), "llm serve-local": (),
+    "llm cache stats": (), "llm cache clear": (),
+    "eval": (), "eval webarena-verified": (), "judges compare": (),
+    "mind2web score": (), "mind2web rank": (), "mind2web predict": (), "mind2web run": (),
+    "mind2web export-sft": (),
+    "import browser-use": (), "import webvoyager": (), "import mind2web": (),
+    "import webarena-verified": (),
+    "tasks refresh-dates": (), "tasks constraints": (), "tasks from-demos": (),
+    "export mind2web": (), "export webarena-verified": (),
+}
+# Options spelled otherwise than the field they set.
+FIELD_OF = {("record", "timeout"): "timeout_s", ("train", "lora_r"): "r",
+            ("train", "lora_alpha"): "alpha", ("train", "lora_dropout"): "dropout",
+            ("curate", "workers"): "num_cpus", ("tasks generate", "n"): "per_level"}
+# Options named like a field of the command's model that are the command's own, and why.
+OWN_OPTIONS = {
+    ("record", "suite"): "record's own help (a person records booking tasks)",
+    ("record", "task_ids"): "record's own help (no MiniWoB++ ids)",
+    ("curate", "judge"): "the model requires one; the command's default is the run's judge",
+    ("curate", "run"): "required; optional to click because curate is also a group",
+    ("curate", "out"): "required; optional to click because curate is also a group",
+    ("tasks generate", "levels"): "the model requires parsed levels; the command offers all",
+    ("tasks generate", "today"): "the model requires a date; the command's default is now",
+}
+
+
+def _commands() -> dict:
+    """Every command of `webtraj` (a group with its own options, like curate, counts)."""
+    found = {}
+
+    def walk(cmd, path):
+        group = hasattr(cmd, "list_commands")
+        if path and cmd.callback is not None and (not group or cmd.params):
+            found[" ".join(path)] = cmd
+        for name in (cmd.list_commands(None) if hasattr(cmd, "list_commands") else ()):
+            walk(cmd.get_command(None, name), [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+def _declared(cmd) -> dict:
+    """The typer options as the command's function declares them (parameter -> OptionInfo)."""
+    function = inspect.unwrap(cmd.callback)
+    return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+
+def test_every_command_is_listed_with_its_settings_models():
+    assert set(_commands()) == set(SETTINGS_MODELS)
+
+
+@pytest.mark.parametrize("command", sorted(SETTINGS_MODELS))
+def test_no_option_writes_a_default_its_settings_model_declares(command):
+    """An option that sets a field of the command's settings model takes its default, bounds
+    and help from the field (`setting(...)`): written in the command, they could drift."""
+    cmd = _commands()[command]
+    declared = _declared(cmd)
+    models = SETTINGS_MODELS[command]
+    for option in (p for p in cmd.params if p.param_type_name == "option"):
+        name = FIELD_OF.get((command, option.name), option.name)
+        negated = name.startswith("no_") and not any(name in m.model_fields for m in models)
+        field_name = name[3:] if negated else name
+        owners = [m for m in models if field_name in m.model_fields]
+        if not owners or (command, option.name) in OWN_OPTIONS:
+            continue
+        mark = getattr(declared[option.name], SETTING_MARK, None)
+        assert mark is not None, (
+            f"webtraj {command} {option.opts[0]}: writes its own default/help; take them from "
+            f"{owners[0].__name__}.{field_name} with setting(..., model=...)")
+        source, source_field = mark
+        assert source_field == field_name, (command, option.name, mark)
+        field = source.model_fields[source_field]
+        # The model the option sets has the default the option was made from (llm and
+        # no_cache come from RunConfig through the shared --llm/--no-cache options).
+        assert source in owners or all(
+            m.model_fields[field_name].get_default(call_default_factory=True)
+            == field.get_default(call_default_factory=True) for m in owners), (command, name)
+        if option.required or field.is_required():
+            assert option.required and field.is_required(), (command, option.name)
+        else:
+            default = field.get_default(call_default_factory=True)
+            allowed = [setting_default(source_field, negate=negated, model=source)]
+            if isinstance(default, tuple):  # spelled comma-separated on the command line
+                allowed.append(",".join(map(str, default)))
+            assert option.default in allowed, (command, option.name)
+        if source in owners:
+            text = (field.description or "").rstrip(".")
+            if negated:
+                text = f"Do not {text[0].lower()}{text[1:]}"
+            assert text and text in (option.help or ""), (command, option.name)
+        for rule in field.metadata:
+            if hasattr(rule, "ge"):
+                assert option.min == rule.ge, (command, option.name)
+            if hasattr(rule, "le"):
+                assert option.max == rule.le, (command, option.name)

@@ -11,6 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
+from webtraj.cli.run_settings import setting
+from webtraj.curate.settings import CurateSettings
+from webtraj.execute.curation_job import CurateRun
 from webtraj.model.errors import require_extra
 
 if TYPE_CHECKING:
@@ -32,25 +35,17 @@ def curate(
                               "decides: oracle | rule | llm | vlm, or miniwob (the page's "
                               "reward; default: oracle for sandbox runs, miniwob for MiniWoB++ "
                               "runs, else rule)."),
-    second_judge: str = typer.Option(None, "--second-judge", help="Keep only instances on "
-                                     "which this judge agrees (same t' and same C')."),
-    relabel: str = typer.Option("rule", "--relabel", help="rule | llm | none: how partial "
-                                "prefixes (0 < C_max < 1) get their task rewritten."),
+    second_judge: str = setting("second_judge", model=CurateSettings),
+    relabel: str = setting("relabel", model=CurateSettings),
     llm: str = llm_option("--relabel llm and the model judges"),
     no_cache: bool = no_cache_option(),
-    seed: int = typer.Option(0, "--seed", help="Seeds relabel wording and the split."),
-    val_fraction: float = typer.Option(0.1, "--val-fraction", min=0.0, max=0.99,
-                                       help="Share of tasks in validation."),
-    executor: str = typer.Option("local", "--executor", help="local | ray"),
-    ray_address: str = typer.Option(None, "--ray-address", help="Join this Ray cluster "
-                                    "(with --executor ray); chunks travel to its workers "
-                                    "through Ray, so they need not see the run's disk."),
-    chunk_size: int = typer.Option(64, "--chunk-size", min=1,
-                                   help="Trajectories per work unit."),
-    workers: int = typer.Option(None, "--workers", min=1, help="Processes (local) or CPUs "
-                                "of a Ray instance started here (default: every core)."),
-    no_rescore: bool = typer.Option(False, "--no-rescore", help="Do not compute missing "
-                                    "per-step scores; such trajectories are dropped."),
+    seed: int = setting("seed", model=CurateSettings),
+    val_fraction: float = setting("val_fraction", model=CurateRun),
+    executor: str = setting("executor", model=CurateRun),
+    ray_address: str = setting("ray_address", model=CurateRun),
+    chunk_size: int = setting("chunk_size", model=CurateRun),
+    workers: int = setting("num_cpus", "--workers", model=CurateRun),
+    no_rescore: bool = setting("rescore", "--no-rescore", model=CurateRun, negate=True),
     prompt_option: list[str] = typer.Option(  # noqa: B008
         None, "--prompt-option", help="key=value: build the records' prompts as the llm agent "
         "with this option does (history_window, tree_tokens, few_shot, action_set, "
@@ -72,9 +67,9 @@ def curate(
         raise typer.Exit(2)
     require_extra("train", "pyarrow", feature="webtraj curate (it writes Parquet)")
     from webtraj.agents.registry import recorded_prompt
-    from webtraj.curate.settings import JUDGES, CurateSettings, curve_evaluator
+    from webtraj.curate.settings import JUDGES, curve_evaluator
     from webtraj.curate.stats import stats_table
-    from webtraj.execute.curation import CurateRun, curate_run, default_judge, ensure_curves
+    from webtraj.execute.curation import curate_run, default_judge, ensure_curves
     from webtraj.model import InputError
     from webtraj.store import RunStore
     from webtraj.store.reader import missing_curves

@@ -8,35 +8,25 @@ import typer
 
 from webtraj.cli.common import command_line, console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
+from webtraj.cli.run_settings import setting
+from webtraj.execute.explore_options import ExploreOptions
 
 
 def explore(
-    suite: str = typer.Option("booking", "--suite", help="Suite whose sites are explored "
-                              "(its oracle labels the episodes): booking."),
-    episodes: int = typer.Option(10, "--episodes", min=1, help="Episodes to explore (the "
-                                 "sites take turns)."),
-    sites: str = typer.Option(None, "--sites", help="Comma-separated sandbox sites (default "
-                              "all five)."),
-    policy: str = typer.Option("persona", "--policy", help="persona (no model) or llm."),
-    labeler: str = typer.Option("rule", "--labeler", help="How a label is worded: rule, or "
-                                "llm (a model's rewrite, checked to state exactly the "
-                                "constraints)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of personas and choices: the same seed "
-                             "gives the same episodes."),
-    today: str = typer.Option(None, "--today", help="Sandbox date, YYYY-MM-DD (default: "
-                              "today)."),
-    interval: int = typer.Option(3, "--interval", min=1, help="Actions between labeled "
-                                 "prefixes (and pruning checks)."),
-    patience: int = typer.Option(2, "--patience", min=1, help="Checks in a row without a new "
-                                 "sub-task before an episode is pruned."),
-    max_steps: int = typer.Option(30, "--max-steps", min=1, help="Steps per episode at most."),
-    workers: int = typer.Option(1, "--workers", min=1, help="Browser worker processes."),
-    embedder: str = typer.Option("auto", "--embedder", help="Near-duplicate instructions by "
-                                 "auto, minilm or ngram (as `webtraj tasks generate`)."),
-    threshold: float = typer.Option(None, "--threshold", help="Similarity above which an "
-                                    "instruction is a near-duplicate (default per embedder)."),
-    no_replay: bool = typer.Option(False, "--no-replay", help="Do not replay the labeled tasks "
-                                   "into OUT/labeled."),
+    suite: str = setting("suite", model=ExploreOptions),
+    episodes: int = setting("episodes", model=ExploreOptions),
+    sites: str = setting("sites", model=ExploreOptions),
+    policy: str = setting("policy", model=ExploreOptions),
+    labeler: str = setting("labeler", model=ExploreOptions),
+    seed: int = setting("seed", model=ExploreOptions),
+    today: str = setting("today", model=ExploreOptions),
+    interval: int = setting("interval", model=ExploreOptions),
+    patience: int = setting("patience", model=ExploreOptions),
+    max_steps: int = setting("max_steps", model=ExploreOptions),
+    workers: int = setting("workers", model=ExploreOptions),
+    embedder: str = setting("embedder", model=ExploreOptions),
+    threshold: float = setting("threshold", model=ExploreOptions),
+    no_replay: bool = setting("replay", "--no-replay", model=ExploreOptions, negate=True),
     llm: str = llm_option("the llm explorer and labeler"),
     no_cache: bool = no_cache_option(),
     out: Path = typer.Option(..., "--out", help="Folder: episodes/ (the exploration run), "
@@ -49,7 +39,6 @@ def explore(
 
     Then: webtraj run --tasks runs/explore/tasks.jsonl --agent heuristic --out runs/h
     """
-    from webtraj.execute.explore import ExploreOptions
     from webtraj.execute.explore import explore as run_explore
     from webtraj.model import InputError
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from webtraj.cli.run_settings import from_setting
 from webtraj.model.run_settings import LLM_SPEC_FORM, RunConfig
 
 NO_CACHE_HELP = RunConfig.model_fields["no_cache"].description or ""
@@ -19,8 +20,9 @@ def llm_help(used_for: str) -> str:
 
 
 def llm_option(used_for: str) -> Any:
-    return typer.Option(None, "--llm", help=llm_help(used_for))
+    return from_setting(typer.Option(None, "--llm", help=llm_help(used_for)), RunConfig, "llm")
 
 
 def no_cache_option() -> Any:
-    return typer.Option(False, "--no-cache", help=NO_CACHE_HELP)
+    return from_setting(typer.Option(RunConfig.model_fields["no_cache"].default, "--no-cache",
+                                     help=NO_CACHE_HELP), RunConfig, "no_cache")

@@ -8,6 +8,7 @@ import typer
 
 from webtraj.cli.common import command_line, console, err_console, esc, fail
 from webtraj.cli.run_settings import setting
+from webtraj.record.settings import RecordSettings
 
 
 def record(
@@ -19,15 +20,13 @@ def record(
     today: str = setting("today"),
     seed: int = setting("seed"),
     allow_origins: list[str] = setting("allow_origins", "--allow", form="repeatable"),
-    html: bool = typer.Option(False, "--html", help="Keep each step's HTML (needed by "
-                              "`webtraj export mind2web`)."),
+    html: bool = setting("html", model=RecordSettings),
     headed: bool = typer.Option(None, "--headed/--headless", help="Show the browser "
                                 "(default: headed when a display exists)."),
     cdp_port: int = typer.Option(None, "--cdp-port", min=1, max=65535, help="Let another "
                                  "program attach to the browser over CDP on this port."),
-    idle_ms: int = typer.Option(300, "--idle-ms", min=50, help="Quiet time after the "
-                                "person's input before the page is observed again."),
-    timeout: float = typer.Option(3600.0, "--timeout", help="Seconds per task."),
+    idle_ms: int = setting("idle_ms", model=RecordSettings),
+    timeout: float = setting("timeout_s", "--timeout", model=RecordSettings),
     no_evaluate: bool = setting("evaluate", "--no-eval", negate=True),
     out: Path = typer.Option(..., "--out", help="Run directory (re-run to add recordings)."),
 ) -> None:
@@ -43,7 +42,6 @@ def record(
     from webtraj.execute.record import BrowserWindow, RecordedTask, execute_recording, url_task
     from webtraj.model import InputError
     from webtraj.model.run import RunConfig
-    from webtraj.record.session import RecordSettings
 
     sources = sum(x is not None for x in (suite, tasks_file, url))
     if sources != 1:

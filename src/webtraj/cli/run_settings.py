@@ -2,7 +2,8 @@
 sets a field of `RunConfig` is named after the field (its parameter; the flag may be an
 older, shorter spelling) and takes its default, bounds and help from the field, so the
 command line, the Python API and run.json cannot disagree. `tests/test_run_settings.py`
-checks every option of both commands against the model."""
+checks every option of both commands against the model, and every other command's options
+against the settings models they set (`setting(..., model=...)`)."""
 
 from __future__ import annotations
 
@@ -71,8 +72,21 @@ def setting(name: str, *flags: str, form: str = "", negate: bool = False,
             bounds["max"] = rule.lt
     flags = flags or (f"--{name.replace('_', '-')}",)
     value = setting_default(name, negate=negate, model=model) if default is None else default
-    return typer.Option(value, *flags, help=setting_help(name, form=form, negate=negate,
-                                                         model=model), **bounds)
+    option = typer.Option(value, *flags, help=setting_help(name, form=form, negate=negate,
+                                                           model=model), **bounds)
+    return from_setting(option, model, name)
+
+
+def from_setting(option: Any, model: type[BaseModel], name: str) -> Any:
+    """Mark a typer option as made from the field `name` of `model` (its `SETTING_MARK`
+    attribute), so that `tests/test_run_settings.py` can tell an option that takes its
+    default from the model from one that writes the default again."""
+    setattr(option, SETTING_MARK, (model, name))
+    return option
+
+
+# The attribute of a typer option made by `setting` (or `from_setting`): (model, field).
+SETTING_MARK = "webtraj_setting"
 
 
 def settings_table() -> str:

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
+from webtraj.cli.run_settings import setting
+from webtraj.model.task_listing import DEFAULT_PORT_BASE, ListOptions
 
 app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj "
                   "sites serve --today 2026-01-15", no_args_is_help=True)
@@ -18,7 +20,8 @@ app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExamp
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Interface to bind (keep it on loopback)."),
-    port_base: int = typer.Option(8760, "--port-base", help="Site i listens on base + i."),
+    port_base: int = typer.Option(DEFAULT_PORT_BASE, "--port-base",
+                                  help="Site i listens on base + i."),
     today: str = typer.Option(None, help="Fix 'today' (YYYY-MM-DD); default: the real date."),
     seed: int = typer.Option(0, help="Inventory seed."),
 ) -> None:
@@ -60,13 +63,13 @@ def _check_port(host: str, port: int, site: str) -> None:
 
 
 @app.command("list")
-def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
+def list_sites(port_base: int = setting("port_base", model=ListOptions)) -> None:
     """List the suites: the sandbox sites with their brand, port and placeholder, and how
     many MiniWoB++ tasks run in Chromium.
 
     Example: webtraj sites list
     """
-    from webtraj.execute.suites import ListOptions, named_suites
+    from webtraj.execute.suites import named_suites
 
     for i, suite in enumerate(named_suites()):
         lines = suite.describe(ListOptions(port_base=port_base))
@@ -80,16 +83,12 @@ def list_sites(port_base: int = typer.Option(8760, "--port-base")) -> None:
 def tasks(
     suite: str = typer.Option("booking", help="Task suite: booking | miniwob | "
                               "webarena-verified (`webtraj sites list`)."),
-    today: str = typer.Option(None, help="Sandbox 'today' (YYYY-MM-DD); default: the real "
-                              "date. Written into each task, so that a run serves it again."),
-    seed: int = typer.Option(0, help="Sandbox inventory seed (written into each task)."),
-    port_base: int = typer.Option(8760, "--port-base", help="Port base the sandbox start URLs "
-                                  "use (a run moves them to the ports it serves on)."),
-    task_ids: str = typer.Option(None, "--task-ids", help="Comma-separated task ids or, for "
-                                 "MiniWoB++, task names (default: every task)."),
-    seeds: str = typer.Option(None, "--seeds", help="MiniWoB++ seeds, e.g. 0-9 (default 0)."),
-    subset: str = typer.Option(None, "--subset", help="WebArena-Verified: full (812 tasks, "
-                               "default) | hard (258)."),
+    today: str = setting("today", model=ListOptions),
+    seed: int = setting("seed", model=ListOptions),
+    port_base: int = setting("port_base", model=ListOptions),
+    task_ids: str = setting("task_ids", model=ListOptions),
+    seeds: str = setting("seeds", model=ListOptions),
+    subset: str = setting("subset", model=ListOptions),
     out: Path = typer.Option(..., "--out", help="JSONL file to write."),
 ) -> None:
     """Write a suite's tasks as JSONL, one task per line, with what reproduces them (a
@@ -101,7 +100,7 @@ def tasks(
 
     Example: webtraj sites tasks --suite webarena-verified --subset hard --out wav-hard.jsonl
     """
-    from webtraj.execute.suites import ListOptions, get_suite
+    from webtraj.execute.suites import get_suite
     from webtraj.model import InputError
 
     try:

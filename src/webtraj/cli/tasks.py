@@ -11,6 +11,8 @@ import typer
 
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
+from webtraj.cli.run_settings import setting
+from webtraj.generate.options import GenerateOptions
 
 app = typer.Typer(help="Generate tasks, extract constraints, refresh dates.\n\nExample: webtraj "
                   "tasks refresh-dates --tasks tasks.jsonl --out fresh.jsonl",
@@ -109,27 +111,23 @@ def refresh_dates(
 def generate(
     site: str = typer.Option(..., "--site", help="Sandbox site (hotels, rentals, flights, "
                              "transit, cars) or a web address."),
-    n: int = typer.Option(..., "--n", min=1, help="Tasks to keep per difficulty level."),
+    n: int = setting("per_level", "--n", model=GenerateOptions),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
     levels: str = typer.Option("easy,medium,hard", "--levels", help="Difficulty levels."),
     llm: str = llm_option("writing the tasks"),
     existing: Path = typer.Option(None, "--existing",
                                   help="Tasks already written: new ones must differ."),
     today: str = typer.Option(None, "--today", help="Today as YYYY-MM-DD (default: now)."),
-    seed: int = typer.Option(None, "--seed", help="Sampling seed sent to the model."),
-    constraints: str = typer.Option("auto", "--constraints",
-                                    help="auto (the model's, else extracted), model or "
-                                         "extract."),
+    seed: int = setting("seed", model=GenerateOptions),
+    constraints: str = setting("constraints", model=GenerateOptions),
     embedder: str = typer.Option("auto", "--embedder",
                                  help="Near-duplicate test: auto, minilm or ngram."),
     threshold: float = typer.Option(None, "--dup-threshold", min=0.0, max=1.0,
                                     help="Similarity at or above which a task is a "
                                          "duplicate (default: 0.92 minilm, 0.8 ngram)."),
-    max_rounds: int = typer.Option(4, "--max-rounds", min=1, help="Rounds of proposals."),
-    batch: int = typer.Option(10, "--batch", min=1, help="Tasks asked for per call."),
-    strict_dates: bool = typer.Option(False, "--strict-dates",
-                                      help="Reject dates not written Month DD, YYYY "
-                                           "(default: rewrite them)."),
+    max_rounds: int = setting("max_rounds", model=GenerateOptions),
+    batch: int = setting("batch", model=GenerateOptions),
+    strict_dates: bool = setting("strict_dates", model=GenerateOptions),
     report: Path = typer.Option(None, "--report", help="Also write the report (JSON)."),
     no_cache: bool = no_cache_option(),
 ) -> None:
@@ -144,7 +142,7 @@ def generate(
     from rich.table import Table
 
     from webtraj.generate.levels import parse_levels
-    from webtraj.generate.pipeline import GenerateOptions, generate_tasks
+    from webtraj.generate.pipeline import generate_tasks
     from webtraj.generate.similarity import DEFAULT_THRESHOLDS, make_embedder
     from webtraj.generate.sites import site_info
     from webtraj.llm import LLMClient

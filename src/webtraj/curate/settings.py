@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from webtraj.agents.prompt_builder import PromptOptions
 
@@ -33,11 +33,13 @@ class CurateSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     judge: str
-    second_judge: str | None = None
-    relabel: Literal["rule", "llm", "none"] = "rule"
+    second_judge: str | None = Field(default=None, description="Keep only instances on "
+                                     "which this judge agrees (same t' and same C').")
+    relabel: Literal["rule", "llm", "none"] = Field(default="rule", description=(
+        "rule | llm | none: how partial prefixes (0 < C_max < 1) get their task rewritten."))
     llm: str | None = None
     no_cache: bool = False
-    seed: int = 0
+    seed: int = Field(default=0, description="Seeds relabel wording and the split.")
     # The prompt the records carry: the llm agent's, with these options.
     prompt: PromptOptions = PromptOptions()
 

@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from webtraj.curate.instance import Instance
 from webtraj.curate.pipeline import LLMRelabel, curate_trajectories
@@ -26,6 +26,7 @@ from webtraj.curate.stats import CurationStats
 from webtraj.curate.vision import trl_record
 from webtraj.curate.writers import DatasetWriter, empty_columns, to_batch, to_vision_batch
 from webtraj.execute.chunk_wire import ChunkOut, encode_chunk
+from webtraj.execute.curation_job import CurateRun
 from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
 from webtraj.runtime.no_gc import no_gc
@@ -42,9 +43,6 @@ from webtraj.store.reader import (
 
 if TYPE_CHECKING:
     from webtraj.execute.curation_ray import RayCuration
-
-Executor = Literal["local", "ray"]
-
 
 class ChunkJob(BaseModel):
     """What every chunk worker of one curation gets (as JSON): the settings, and the stamp
@@ -192,21 +190,6 @@ def ensure_curves(root: Path, settings: CurateSettings, *, llm: str | None = Non
                 if on_progress:
                     on_progress(done, len(missing))
     return done
-
-
-class CurateRun(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    run: Path
-    out: Path
-    settings: CurateSettings
-    val_fraction: float = 0.1
-    executor: Executor = "local"
-    chunk_size: int = 64
-    rescore: bool = True
-    # Cores to use: local worker processes, or the CPUs of a Ray instance started here
-    # (None: every core). Local with one core (or one chunk) curates in this process.
-    num_cpus: int | None = Field(default=None, ge=1)
-    ray_address: str | None = None
 
 
 @dataclass

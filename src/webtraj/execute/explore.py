@@ -24,12 +24,12 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 
 from webtraj.agents.explore.personas import draw_persona
 from webtraj.curate.relabel import rule_relabel
+from webtraj.execute.explore_options import ExploreOptions
 from webtraj.execute.hindsight_run import LabeledPair, prefix_trajectory, write_labeled_run
 from webtraj.execute.run import execute_run
 from webtraj.execute.suites import get_suite, named_suites
@@ -37,7 +37,7 @@ from webtraj.generate.hindsight import PrefixLabel, distinct, label_trajectory, 
 from webtraj.generate.similarity import DEFAULT_THRESHOLDS, DuplicateIndex, make_embedder
 from webtraj.model import InputError, Score, Task, Trajectory
 from webtraj.model.base import FrozenModel
-from webtraj.model.exploration import Exploration, ExplorerPolicy
+from webtraj.model.exploration import Exploration
 from webtraj.model.run import RunConfig
 from webtraj.store import RunStore
 
@@ -48,26 +48,6 @@ EXPLORE_TASKS = "explore_tasks.jsonl"
 TASKS_FILE = "tasks.jsonl"
 REPORT_FILE = "explore_report.json"
 AGENTS = {"persona": "explore-persona", "llm": "explore-llm"}
-
-
-class ExploreOptions(FrozenModel):
-    suite: str = "booking"
-    episodes: int = Field(default=10, ge=1)
-    sites: tuple[str, ...] = ()
-    policy: ExplorerPolicy = "persona"
-    seed: int = 0
-    today: str | None = None
-    interval: int = Field(default=3, ge=1, description="actions between labeled prefixes")
-    patience: int = Field(default=2, ge=1)
-    max_steps: int = Field(default=30, ge=1)
-    workers: int = Field(default=1, ge=1)
-    llm: str | None = None
-    no_cache: bool = False
-    labeler: Literal["rule", "llm"] = "rule"
-    embedder: str = "auto"
-    threshold: float | None = None
-    replay: bool = True
-    screenshots: bool = True
 
 
 class ExploreReport(FrozenModel):

@@ -10,7 +10,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -21,6 +21,7 @@ from webtraj.evaluate.constraints.extraction import (
 )
 from webtraj.generate.dates import find_dates
 from webtraj.generate.levels import difficulty_for
+from webtraj.generate.options import ConstraintSource, GenerateOptions
 from webtraj.generate.prompt import messages
 from webtraj.generate.proposals import Proposal, ProposalReply, read_proposal
 from webtraj.generate.similarity import DuplicateIndex, Embedder, normalize
@@ -31,19 +32,7 @@ from webtraj.model.base import FrozenModel
 from webtraj.model.task import MADE_SELECTION, Constraint, ConstraintType, Difficulty, Task
 from webtraj.sites.common.dates import long_date
 
-ConstraintSource = Literal["auto", "model", "extract"]
 MAX_EXAMPLES = 20
-
-
-class GenerateOptions(FrozenModel):
-    per_level: int = Field(ge=1)
-    levels: tuple[Difficulty, ...]
-    today: dt.date
-    seed: int | None = None
-    max_rounds: int = Field(default=4, ge=1)
-    batch: int = Field(default=10, ge=1, description="tasks asked for per call")
-    constraints: ConstraintSource = "auto"
-    strict_dates: bool = False
 
 
 class Rejection(FrozenModel):

@@ -29,7 +29,6 @@ from webtraj.browser.env import BrowserEnv
 from webtraj.browser.passwords import mask_values
 from webtraj.browser.records import BrowserObservation
 from webtraj.model.action import Action, ActionKind
-from webtraj.model.base import FrozenModel
 from webtraj.model.episode import RecordingNotes
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step, StepTimings, Termination, Trajectory
@@ -38,6 +37,7 @@ from webtraj.record.events import PageEvent
 from webtraj.record.history import HistoryState, classify
 from webtraj.record.panel import FINISH_HOTKEY, Panel
 from webtraj.record.script import BINDING, CAPTURE_SCRIPT
+from webtraj.record.settings import RecordSettings
 
 HUMAN = "human"
 # A navigation this soon after the person used the page is taken as its consequence.
@@ -47,15 +47,6 @@ BROWSER_GOING_S = 10.0
 BROWSER_CLOSED = "the browser was closed before the task was finished"
 # Patience for one CDP question about a tab (a closing tab may never answer).
 CDP_TIMEOUT_S = 3.0
-
-
-class RecordSettings(FrozenModel):
-    """How a recording observes and how long it may last."""
-
-    idle_ms: int = 300
-    timeout_s: float = 3600.0
-    html: bool = False
-    screenshots: bool = True
 
 
 class _End(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from webtraj.model.task_listing import DEFAULT_PORT_BASE as DEFAULT_PORT_BASE
 from webtraj.sites.base import Site
 from webtraj.sites.cars import CarsSite
 from webtraj.sites.flights import FlightsSite
@@ -15,7 +16,6 @@ from webtraj.sites.transit import TransitSite
 SITE_CLASSES: tuple[type[Site], ...] = (HotelsSite, RentalsSite, FlightsSite, TransitSite,
                                         CarsSite)
 SITE_KEYS = tuple(c.key for c in SITE_CLASSES)
-DEFAULT_PORT_BASE = 8760
 
 
 def make_sites(inventory: Inventory, today: dt.date) -> dict[str, Site]:

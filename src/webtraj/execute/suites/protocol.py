@@ -18,22 +18,9 @@ from webtraj.browser.config import FormLogin
 from webtraj.browser.page_task import PageTask
 from webtraj.evaluate.registry import headline_evaluator
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
-from webtraj.model.base import FrozenModel
 from webtraj.model.run import RunConfig
+from webtraj.model.task_listing import ListOptions
 from webtraj.store import RunStore
-
-
-class ListOptions(FrozenModel):
-    """What `webtraj sites tasks` asks a suite for (each suite reads what applies to it)."""
-
-    today: str | None = None
-    seed: int = 0
-    port_base: int | None = None
-    host: str = "127.0.0.1"
-    task_ids: tuple[str, ...] = ()
-    seeds: tuple[int, ...] = ()
-    # A named subset of the suite's tasks (WebArena-Verified: full | hard).
-    subset: str | None = None
 
 
 @dataclass

@@ -1,0 +1,30 @@
+"""The settings of a task generation (`webtraj tasks generate`), declared once: the command
+takes its options' defaults, bounds and help from them. A module of its own so that the
+command line reads them without importing the pipeline."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import Field
+
+from webtraj.model.base import FrozenModel
+from webtraj.model.task import Difficulty
+
+ConstraintSource = Literal["auto", "model", "extract"]
+
+
+class GenerateOptions(FrozenModel):
+    """What one generation asks for and how hard it tries."""
+
+    per_level: int = Field(ge=1, description="Tasks to keep per difficulty level.")
+    levels: tuple[Difficulty, ...]
+    today: dt.date
+    seed: int | None = Field(default=None, description="Sampling seed sent to the model.")
+    max_rounds: int = Field(default=4, ge=1, description="Rounds of proposals.")
+    batch: int = Field(default=10, ge=1, description="Tasks asked for per call.")
+    constraints: ConstraintSource = Field(default="auto", description="auto (the model's, "
+                                          "else extracted), model or extract.")
+    strict_dates: bool = Field(default=False, description="Reject dates not written Month DD, "
+                               "YYYY (default: rewrite them).")

@@ -23,7 +23,7 @@ def test_public_class_names_have_one_home():
                 homes[node.name].append(str(path.relative_to(SRC)))
     twice = {name: where for name, where in homes.items() if len(where) > 1}
     assert set(twice) <= KNOWN, {n: w for n, w in twice.items() if n not in KNOWN}
-    assert homes["StepOutcome"] == ["browser/records.py"]
+    assert homes["StepOutcome"] == ["browser/env_results.py"]
     assert homes["Mind2WebStepScore"] == ["evaluate/step_metrics.py"]
 
 
@@ -41,6 +41,7 @@ RENAMED: dict[str, str] = {
     "webtraj.agents.mindact_live": "webtraj.agents.mindact.live_agent",
     "webtraj.formats.har": "webtraj.formats.har_reader",
     "webtraj.browser.har": "webtraj.browser.har_recorder",
+    "webtraj.browser.records": "webtraj.browser.env_results",
 }
 
 

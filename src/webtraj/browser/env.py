@@ -42,7 +42,7 @@ from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
 from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
 from webtraj.browser.passwords import PasswordMemory
 from webtraj.browser.reach import start_page_problem
-from webtraj.browser.records import (
+from webtraj.browser.env_results import (
     BlockedRequest,
     BrowserObservation,
     DownloadRecord,

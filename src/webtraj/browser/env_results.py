@@ -1,5 +1,6 @@
-"""What an episode reports: observations with screenshot bytes, step results, and the
-records of `webtraj.model.episode` (blocked requests, dialogs, downloads). The caller decides
+"""What the browser environment (`env.py`) returns: observations with screenshot bytes
+(`observe`), each step's outcome (`step`) and the episode's result (`close`: the HAR and the
+records of `webtraj.model.episode`: blocked requests, dialogs, downloads). The caller decides
 where screenshots and traces are stored."""
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ RENAMED: dict[str, str] = {
     "webtraj.formats.har": "webtraj.formats.har_reader",
     "webtraj.browser.har": "webtraj.browser.har_recorder",
     "webtraj.browser.records": "webtraj.browser.env_results",
+    "webtraj.curate.records": "webtraj.curate.chat_records",
 }
 
 

@@ -14,7 +14,7 @@ from webtraj.agents.prompting import PromptHistory, history_lines
 from webtraj.curate.curve import curve_from_score
 from webtraj.curate.instance import Instance
 from webtraj.curate.pipeline import curate_trajectories
-from webtraj.curate.records import history_by_id, render
+from webtraj.curate.chat_records import history_by_id, render
 from webtraj.curate.settings import CurateSettings
 from webtraj.curate.writers import SCHEMA, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk

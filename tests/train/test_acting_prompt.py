@@ -135,7 +135,7 @@ def test_curated_messages_are_the_agents_messages_at_each_step(replay_dir, tmp_p
 
     from webtraj.agents.llm_agent import LLMAgent
     from webtraj.agents.prompt_builder import PromptOptions
-    from webtraj.curate.records import history_by_id, observation_at
+    from webtraj.curate.chat_records import history_by_id, observation_at
     from webtraj.execute.curation import CurateRun, CurateSettings, curate_run
     from webtraj.model.task import Task
     from webtraj.store import RunStore

@@ -121,7 +121,7 @@ def test_training_prompt_is_the_llm_agents_acting_prompt(replay_dir, split_data)
     """Each record's prompt, as train reads it, is the message list the llm agent (default
     options) sends at that step when it took the same actions (by id) before."""
     from webtraj.agents.llm_agent import LLMAgent
-    from webtraj.curate.records import history_by_id
+    from webtraj.curate.chat_records import history_by_id
     from webtraj.store import RunStore
     from webtraj.train.data import read_split
 

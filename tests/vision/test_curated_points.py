@@ -11,7 +11,7 @@ from PIL import Image
 
 from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.curate.instance import Instance, KeptStep, RecordKind
-from webtraj.curate.records import render
+from webtraj.curate.chat_records import render
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.task import Task
 from webtraj.model.trajectory import ImageView, Observation, Step, Trajectory

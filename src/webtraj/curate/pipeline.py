@@ -25,7 +25,7 @@ from webtraj.curate.instance import (
     build_instance,
     select_prefix,
 )
-from webtraj.curate.records import render
+from webtraj.curate.chat_records import render
 from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.settings import CurateSettings
 from webtraj.model.curation import CurationDecision

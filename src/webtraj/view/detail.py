@@ -9,7 +9,7 @@ import struct
 
 from pydantic import BaseModel
 
-from webtraj.curate.records import by_id
+from webtraj.curate.chat_records import by_id
 from webtraj.dom.tree_text import parse_tree
 from webtraj.model.action import ElementTarget, action_text
 from webtraj.model.curation import CurationDecision

@@ -37,7 +37,7 @@ from lxml import etree
 
 from webtraj.agents.mindact.prompt import build_choice_prompt
 from webtraj.dom.page import CleanedPage
-from webtraj.formats.mind2web.records import M2WStep, Operation
+from webtraj.formats.mind2web.steps import M2WStep, Operation
 from webtraj.formats.mind2web.synthetic import element_count, synthetic_page
 
 TOP_K = 50

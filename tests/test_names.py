@@ -43,6 +43,7 @@ RENAMED: dict[str, str] = {
     "webtraj.browser.har": "webtraj.browser.har_recorder",
     "webtraj.browser.records": "webtraj.browser.env_results",
     "webtraj.curate.records": "webtraj.curate.chat_records",
+    "webtraj.formats.mind2web.records": "webtraj.formats.mind2web.steps",
 }
 
 

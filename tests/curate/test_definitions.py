@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curate.conftest import CONSTRAINTS, make_score, make_task, make_traj, matching_rows
+from webtraj.curate.chat_records import render
 from webtraj.curate.instance import Drop, DropReason, Instance, RecordKind
 from webtraj.curate.pipeline import curate_trajectories
 from webtraj.curate.prefix import best_prefix
-from webtraj.curate.chat_records import render
 from webtraj.curate.relabel import format_date, rule_relabel
 from webtraj.curate.settings import CurateSettings
 from webtraj.model import ActionKind, parse_answer

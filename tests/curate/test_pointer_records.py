@@ -3,8 +3,8 @@ assistant's answer and in later steps' history, and they read back as the same a
 
 from __future__ import annotations
 
-from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.curate.chat_records import render
+from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.model import Action, Observation, Step, Task, Trajectory
 from webtraj.model.action import parse_answer
 

@@ -11,10 +11,10 @@ import pytest
 from curate.conftest import CONSTRAINTS, make_score, make_task, make_traj, matching_rows
 from webtraj.agents.prompt_builder import PromptBuilder, PromptOptions
 from webtraj.agents.prompting import PromptHistory, history_lines
+from webtraj.curate.chat_records import history_by_id, render
 from webtraj.curate.curve import curve_from_score
 from webtraj.curate.instance import Instance
 from webtraj.curate.pipeline import curate_trajectories
-from webtraj.curate.chat_records import history_by_id, render
 from webtraj.curate.settings import CurateSettings
 from webtraj.curate.writers import SCHEMA, empty_columns, to_batch
 from webtraj.execute.chunk_wire import ChunkOut, decode_chunk, encode_chunk

@@ -122,7 +122,7 @@ def test_async_task_and_out_of_range_scores():
 def test_mind2web_steps_as_eval_cases(small_tasks, tmp_path):
     from webtraj.evaluate.mind2web import step_cases
     from webtraj.formats.mind2web.raw_json import task_steps
-    from webtraj.formats.mind2web.records import IssueLog
+    from webtraj.formats.mind2web.steps import IssueLog
 
     steps = [s for t in small_tasks[:2] for s in task_steps(t, issues=IssueLog(), file="x",
                                                             start=0)]

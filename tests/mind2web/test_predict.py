@@ -23,7 +23,7 @@ from webtraj.agents.mindact import (
 from webtraj.evaluate.step_metrics import score_steps
 from webtraj.formats.mind2web.predictions import StepPrediction, write_predictions
 from webtraj.formats.mind2web.raw_json import task_steps
-from webtraj.formats.mind2web.records import IssueLog
+from webtraj.formats.mind2web.steps import IssueLog
 from webtraj.llm import LLMClient, ModelSpec
 from webtraj.testing import ScriptedLLMServer
 

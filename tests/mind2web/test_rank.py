@@ -41,7 +41,7 @@ def test_bm25_finds_synthetic_targets(small_tasks):
 
     del load_steps, write_raw_json
     from webtraj.formats.mind2web.raw_json import task_steps
-    from webtraj.formats.mind2web.records import IssueLog
+    from webtraj.formats.mind2web.steps import IssueLog
 
     steps = [s for t in small_tasks for s in task_steps(t, issues=IssueLog(), file="x",
                                                         start=0)]

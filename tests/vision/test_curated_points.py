@@ -10,8 +10,8 @@ import io
 from PIL import Image
 
 from webtraj.agents.prompt_builder import PromptOptions
-from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.curate.chat_records import render
+from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.task import Task
 from webtraj.model.trajectory import ImageView, Observation, Step, Trajectory

@@ -37,11 +37,6 @@ from webtraj.browser.actions import ActionFailed, ActionRunner
 from webtraj.browser.allowlist import OriginAllowlist, normalize_origin
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.downloads import DownloadKeeper
-from webtraj.browser.har_recorder import HarFallback, RequestBodies, ResponseBodies, har_journal
-from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
-from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
-from webtraj.browser.passwords import PasswordMemory
-from webtraj.browser.reach import start_page_problem
 from webtraj.browser.env_results import (
     BlockedRequest,
     BrowserObservation,
@@ -49,6 +44,11 @@ from webtraj.browser.env_results import (
     EpisodeResult,
     StepOutcome,
 )
+from webtraj.browser.har_recorder import HarFallback, RequestBodies, ResponseBodies, har_journal
+from webtraj.browser.marks import LISTENER_SCRIPT, MARK_ATTRIBUTE
+from webtraj.browser.observe import HIDE_CARET_SCRIPT, capture
+from webtraj.browser.passwords import PasswordMemory
+from webtraj.browser.reach import start_page_problem
 from webtraj.browser.refusal import RefusingProxy
 from webtraj.browser.settle import ACTIVITY_SCRIPT, NetworkMonitor, settle
 from webtraj.browser.shield import PageShield

@@ -20,10 +20,10 @@ from playwright.async_api import Error as PlaywrightError
 
 from webtraj.browser.axtree import TreeText, TreeTooDeep, format_tree, parse_aria_snapshot
 from webtraj.browser.config import EnvConfig
+from webtraj.browser.env_results import BrowserObservation
 from webtraj.browser.html_clean import clean_html
 from webtraj.browser.marks import Marks, mark_elements
 from webtraj.browser.passwords import mask_values, password_values
-from webtraj.browser.env_results import BrowserObservation
 from webtraj.browser.som import MarksUnavailable, draw_marks
 from webtraj.browser.tabs import TabManager
 from webtraj.formats.image_header import image_size

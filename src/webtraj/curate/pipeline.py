@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webtraj.curate.chat_records import render
 from webtraj.curate.curve import CSRCurve, curve_from_score
 from webtraj.curate.instance import (
     Drop,
@@ -25,7 +26,6 @@ from webtraj.curate.instance import (
     build_instance,
     select_prefix,
 )
-from webtraj.curate.chat_records import render
 from webtraj.curate.relabel import Relabeled, rule_relabel
 from webtraj.curate.settings import CurateSettings
 from webtraj.model.curation import CurationDecision

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import Field
 
 from webtraj.formats.mind2web.predictions import PredKey, StepPrediction
-from webtraj.formats.mind2web.records import M2WStep
+from webtraj.formats.mind2web.steps import M2WStep
 from webtraj.model.base import FrozenModel
 
 TOP_K = 50

@@ -19,9 +19,9 @@ from playwright.async_api import Error as PlaywrightError
 from webtraj.agents.protocol import Agent, AgentDecision, episode_files_at
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
+from webtraj.browser.env_results import BrowserObservation
 from webtraj.browser.har_recorder import har_from_journal, har_journal
 from webtraj.browser.page_task import PageTask
-from webtraj.browser.env_results import BrowserObservation
 from webtraj.model.action import ActionKind
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InfrastructureError

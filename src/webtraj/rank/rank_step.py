@@ -10,7 +10,7 @@ from typing import Protocol
 from webtraj.dom.candidate_text import attributes_text
 from webtraj.dom.cleaned import DomParseError
 from webtraj.dom.page import CleanedPage
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.rank.query import build_query
 from webtraj.rank.ranks_file import StepRanking
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 from pydantic import Field, ValidationError
 
-from webtraj.formats.mind2web.records import Candidate, IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import Candidate, IssueLog, M2WStep
 from webtraj.model.base import FrozenModel
 
 

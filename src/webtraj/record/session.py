@@ -26,8 +26,8 @@ from pydantic import ValidationError
 
 from webtraj.browser.config import EnvConfig
 from webtraj.browser.env import BrowserEnv
-from webtraj.browser.passwords import mask_values
 from webtraj.browser.env_results import BrowserObservation
+from webtraj.browser.passwords import mask_values
 from webtraj.model.action import Action, ActionKind
 from webtraj.model.episode import RecordingNotes
 from webtraj.model.task import Task

@@ -16,9 +16,9 @@ from pathlib import Path
 import orjson
 
 from webtraj.agents.prompt_builder import PromptOptions
+from webtraj.curate.chat_records import render
 from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.curate.prefix import EPS
-from webtraj.curate.chat_records import render
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.curate.vision import IMAGES, trl_record
 from webtraj.model.action import ActionKind

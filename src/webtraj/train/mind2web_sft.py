@@ -21,7 +21,7 @@ from webtraj.agents.mindact.prompt import SYSTEM_PROMPT, build_choice_prompt
 from webtraj.agents.mindact.tournament import GROUP_SIZE, step_page, step_rng, top_candidates
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.formats.mind2web.load import iter_steps
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.store.atomic import write_bytes_atomic
 
 

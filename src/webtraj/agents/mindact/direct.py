@@ -7,7 +7,7 @@ from webtraj.agents.mindact.answer import parse_direct
 from webtraj.agents.mindact.prompt import build_direct_prompt
 from webtraj.agents.mindact.tournament import Ask, no_prediction, step_page, top_candidates
 from webtraj.formats.mind2web.predictions import PredictionOutcome, StepPrediction
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 
 
 async def run_direct(step: M2WStep, ask: Ask, *, top_k: int = 50,

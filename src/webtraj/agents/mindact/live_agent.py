@@ -13,7 +13,7 @@ from webtraj.agents.mindact.tournament import run_tournament
 from webtraj.agents.protocol import AgentDecision
 from webtraj.agents.usage import counted
 from webtraj.dom.tree_html import tree_to_cleaned_html
-from webtraj.formats.mind2web.records import Candidate, M2WStep, Operation
+from webtraj.formats.mind2web.steps import Candidate, M2WStep, Operation
 from webtraj.llm import LLMClient
 from webtraj.model.action import Action, ActionKind, action_text
 from webtraj.model.task import Task

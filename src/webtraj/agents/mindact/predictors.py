@@ -21,7 +21,7 @@ from webtraj.formats.mind2web.predictions import (
     StepPrediction,
     read_predictions,
 )
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.llm.messages import ImagePart
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from webtraj.dom.page import CleanedPage
-from webtraj.formats.mind2web.records import M2WStep
+from webtraj.formats.mind2web.steps import M2WStep
 
 SYSTEM_PROMPT = (
     "You are a web agent. You see a simplified web page, a task and the actions done so "

@@ -6,7 +6,7 @@ prompt's text, as the Multimodal-Mind2Web cookbook's prediction function does.""
 from __future__ import annotations
 
 from webtraj.formats.mind2web.parquet import read_screenshot
-from webtraj.formats.mind2web.records import M2WStep
+from webtraj.formats.mind2web.steps import M2WStep
 from webtraj.llm.images import data_url, fit_image
 from webtraj.llm.messages import ImagePart, ImageURL
 from webtraj.model.errors import InputError

@@ -24,7 +24,7 @@ from webtraj.agents.mindact.prompt import build_choice_prompt
 from webtraj.dom.cleaned import DomParseError
 from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.predictions import PredictionOutcome, StepPrediction
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.model.base import FrozenModel
 
 Ask = Callable[[str], Awaitable[str]]

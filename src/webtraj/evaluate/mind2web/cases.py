@@ -10,7 +10,7 @@ from typing import Any
 
 from webtraj.agents.mindact.screenshots import step_screenshot
 from webtraj.dom.summary import format_previous_actions, interactive_summary
-from webtraj.formats.mind2web.records import M2WStep
+from webtraj.formats.mind2web.steps import M2WStep
 from webtraj.llm.images import data_url
 
 OPTIONS = ("A. Click the element the task needs next\n"

@@ -24,7 +24,7 @@ from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.step_metrics import TOP_K, Mind2WebStepScore, np_mean, score_step
 from webtraj.formats.mind2web.gold import EVALUATOR, GoldStep
 from webtraj.formats.mind2web.predictions import StepPrediction
-from webtraj.formats.mind2web.records import Candidate, M2WStep, Operation
+from webtraj.formats.mind2web.steps import Candidate, M2WStep, Operation
 from webtraj.model import ActionKind, Score, Trajectory
 from webtraj.model.base import FrozenModel
 

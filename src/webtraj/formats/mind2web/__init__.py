@@ -1,7 +1,7 @@
 """Mind2Web importers: raw task JSON, flattened step JSONL, Multimodal-Mind2Web parquet."""
 
 from webtraj.formats.mind2web.load import iter_steps, load_steps, source_files
-from webtraj.formats.mind2web.records import (
+from webtraj.formats.mind2web.steps import (
     OPS,
     Candidate,
     IssueLog,

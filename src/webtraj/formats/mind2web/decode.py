@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from webtraj.formats.mind2web.records import (
+from webtraj.formats.mind2web.steps import (
     Candidate,
     IssueLog,
     M2WStep,

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from webtraj.formats.mind2web.records import M2WStep
+from webtraj.formats.mind2web.steps import M2WStep
 
 EVALUATOR = "mind2web"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from webtraj.formats.mind2web.decode import decode_step
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.model.errors import require_extra
 
 HUB_DATASET = "osunlp/Multimodal-Mind2Web"

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from webtraj.formats.mind2web.decode import decode_step
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 
 
 def iter_jsonl(path: Path, *, issues: IssueLog, keep_html: bool = True,

@@ -9,7 +9,7 @@ from pathlib import Path
 from webtraj.formats.mind2web.jsonl import iter_jsonl
 from webtraj.formats.mind2web.parquet import iter_parquet
 from webtraj.formats.mind2web.raw_json import iter_raw_json
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.model.errors import MissingExtra
 
 SUFFIXES = (".json", ".jsonl", ".parquet")

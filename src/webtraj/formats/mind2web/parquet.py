@@ -8,7 +8,7 @@ from pathlib import Path
 
 from webtraj.formats.local_files import LocalFiles
 from webtraj.formats.mind2web.decode import decode_step
-from webtraj.formats.mind2web.records import IssueLog, M2WStep, ScreenshotRef
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep, ScreenshotRef
 from webtraj.model.errors import require_extra
 
 _BASE_COLUMNS = ("action_uid", "annotation_id", "website", "domain", "subdomain",

@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError, field_validator
 
-from webtraj.formats.mind2web.records import IssueLog
+from webtraj.formats.mind2web.steps import IssueLog
 from webtraj.model.base import FrozenModel
 
 PredKey = tuple[str, str]

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from webtraj.formats.mind2web.decode import decode_step, has_task_text
-from webtraj.formats.mind2web.records import IssueLog, M2WStep
+from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 
 
 def iter_json_items(path: Path, issues: IssueLog) -> Iterator[Any]:

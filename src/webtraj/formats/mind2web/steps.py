@@ -1,4 +1,5 @@
-"""Typed Mind2Web records: one `M2WStep` per annotated action (REFERENCE.md §1).
+"""Typed Mind2Web steps: one `M2WStep` per annotated action, with its candidates and
+operation (REFERENCE.md §1).
 
 Raw task files, flattened step lines (SeeAct) and Multimodal-Mind2Web parquet rows all become
 `M2WStep`, so rankers, predictors and metrics never look at source formats."""

@@ -44,6 +44,7 @@ RENAMED: dict[str, str] = {
     "webtraj.browser.records": "webtraj.browser.env_results",
     "webtraj.curate.records": "webtraj.curate.chat_records",
     "webtraj.formats.mind2web.records": "webtraj.formats.mind2web.steps",
+    "webtraj.execute.record": "webtraj.execute.recording_run",
 }
 
 

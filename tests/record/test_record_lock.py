@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from webtraj.execute.record import RecordSettings, execute_recording
+from webtraj.execute.recording_run import execute_recording
 from webtraj.model.run import RunConfig, RunInfo
+from webtraj.record.session import RecordSettings
 from webtraj.store import RunStore
 from webtraj.store.lock import RunLockedError
 

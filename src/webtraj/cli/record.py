@@ -39,7 +39,12 @@ def record(
     Example: webtraj record --url https://example.org --intent "Find the contact page"
     --html --out runs/demos
     """
-    from webtraj.execute.record import BrowserWindow, RecordedTask, execute_recording, url_task
+    from webtraj.execute.recording_run import (
+        BrowserWindow,
+        RecordedTask,
+        execute_recording,
+        url_task,
+    )
     from webtraj.model import InputError
     from webtraj.model.run import RunConfig
 

@@ -45,6 +45,7 @@ RENAMED: dict[str, str] = {
     "webtraj.curate.records": "webtraj.curate.chat_records",
     "webtraj.formats.mind2web.records": "webtraj.formats.mind2web.steps",
     "webtraj.execute.record": "webtraj.execute.recording_run",
+    "webtraj.evaluate.scoring": "webtraj.evaluate.trajectory_scoring",
 }
 
 

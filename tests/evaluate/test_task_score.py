@@ -1,10 +1,11 @@
-"""WebArena's task rule, in one place (`evaluate.scoring.task_score`), as the report uses it."""
+"""WebArena's task rule, in one place (`evaluate.trajectory_scoring.task_score`), as the
+report uses it."""
 
 from __future__ import annotations
 
 import pytest
 
-from webtraj.evaluate.scoring import task_score
+from webtraj.evaluate.trajectory_scoring import task_score
 
 
 @pytest.mark.parametrize(("values", "expected"), [

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from view_builders import ALL, as_schema_1, csr_score, task, traj, write_run
 
-from webtraj.evaluate.scoring import episode_error_score
+from webtraj.evaluate.trajectory_scoring import episode_error_score
 from webtraj.model import Score
 from webtraj.view.server import Viewer
 

@@ -2,8 +2,8 @@
 front of the evaluator framework.
 
 Each case is `{"input", "expected", "metadata"}`. The task turns an input into an output; the
-case becomes a trajectory (`case_trajectory`) and every scorer is an evaluator
-run on it by `scoring.run_evaluator`, as `webtraj eval` runs them: an evaluator, a registry
+case becomes a trajectory (`case_trajectory`) and every scorer is an evaluator run on it by
+`trajectory_scoring.run_evaluator`, as `webtraj eval` runs them: an evaluator, a registry
 config or name (`"action_correct"`), or a plain function called with the keyword arguments it
 names among `input, output, expected, metadata` (all four if it takes `**kwargs`) returning a
 number in [0, 1], a named score (`NamedScore`, a dict with `name` and `score`, or a `Score`)
@@ -33,7 +33,7 @@ from webtraj.evaluate.case_scorers import (
 )
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
 from webtraj.evaluate.registry import create
-from webtraj.evaluate.scoring import run_evaluator
+from webtraj.evaluate.trajectory_scoring import run_evaluator
 from webtraj.model.base import FrozenModel
 from webtraj.model.run import RunInfo
 from webtraj.model.score import Score

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webtraj.evaluate.protocol import EvalEnv
-from webtraj.evaluate.scoring import score_trajectory
+from webtraj.evaluate.trajectory_scoring import score_trajectory
 from webtraj.model import RunInfo, Score, Trajectory
 from webtraj.model.redact import Redactor
 from webtraj.store.index import RunIndex
@@ -118,9 +118,9 @@ def score_run(store: RunStore, configs: Sequence[Mapping[str, Any]] | None,
 
 def changed(store: RunStore, trajectory: Trajectory, scores: Sequence[Score]) -> list[Score]:
     """The scores worth storing: all of them, except for an episode that ended in an error,
-    whose error score is the same at every scoring (`scoring.py`): one already stored as the
-    newest of its evaluator is not added again (re-scoring or curating a run again must not
-    grow its score sets with copies)."""
+    whose error score is the same at every scoring (`trajectory_scoring.py`): one already
+    stored as the newest of its evaluator is not added again (re-scoring or curating a run
+    again must not grow its score sets with copies)."""
     if not trajectory.error:
         return list(scores)
     stored = {s.evaluator: s for s in store.scores(trajectory.trajectory_id)}

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from webtraj.evaluate.scoring import task_score
+from webtraj.evaluate.trajectory_scoring import task_score
 from webtraj.report.metrics import csr_evaluator
 from webtraj.store.queries import IndexReader
 from webtraj.store.run_store import RunStore

@@ -46,6 +46,7 @@ RENAMED: dict[str, str] = {
     "webtraj.formats.mind2web.records": "webtraj.formats.mind2web.steps",
     "webtraj.execute.record": "webtraj.execute.recording_run",
     "webtraj.evaluate.scoring": "webtraj.evaluate.trajectory_scoring",
+    "webtraj.evaluate.metrics": "webtraj.evaluate.metric_families",
 }
 
 

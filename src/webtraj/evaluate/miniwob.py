@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 from pydantic import BaseModel, ConfigDict
 
-from webtraj.evaluate.metrics import Family, Metric
+from webtraj.evaluate.metric_families import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.formats.har_reader import parse_trace
 from webtraj.model import InputError, Score, Trajectory

@@ -6,7 +6,7 @@ are one discriminated union keyed by `evaluator` (`BuiltinConfig`, as webarena-v
 evaluator configs are), so a bad config is an error naming the evaluator and the field
 before anything runs.
 
-Each entry carries the evaluator's metric family (`evaluate.metrics.Family`: the headline
+Each entry carries the evaluator's metric family (`evaluate.metric_families.Family`: the headline
 metrics summaries show for its scores); `family_of(stored name)` reads it, and
 `headline_evaluator(names)` picks a run's headline evaluator by it. Nothing registers by
 being imported: this table is the registry.
@@ -32,7 +32,7 @@ from webtraj.evaluate.case_scorers import CaseScorerConfig
 from webtraj.evaluate.constraints import plugin as constraints
 from webtraj.evaluate.constraints.evaluator import ConstraintsOptions
 from webtraj.evaluate.errors import ConfigError
-from webtraj.evaluate.metrics import GENERIC, Family, base_name
+from webtraj.evaluate.metric_families import GENERIC, Family, base_name
 from webtraj.evaluate.mind2web import evaluator as mind2web
 from webtraj.evaluate.mind2web.evaluator import Mind2WebOptions
 from webtraj.evaluate.miniwob import MiniWoBOptions

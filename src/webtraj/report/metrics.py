@@ -14,7 +14,7 @@ from collections import defaultdict
 
 from pydantic import BaseModel
 
-from webtraj.evaluate.metrics import Family, Metric, base_name, wilson
+from webtraj.evaluate.metric_families import Family, Metric, base_name, wilson
 from webtraj.evaluate.registry import family_of, headline_evaluator
 from webtraj.store.queries import IndexReader, ScoreCounts
 

@@ -1,7 +1,7 @@
 """The `constraints` evaluator's metric family (the registry's table lists the evaluator)."""
 
 from webtraj.evaluate.constraints.evaluator import factory
-from webtraj.evaluate.metrics import SR, Family, Metric
+from webtraj.evaluate.metric_families import SR, Family, Metric
 
 __all__ = ["FAMILY", "factory"]
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from webtraj.evaluate.metrics import Family, Metric
+from webtraj.evaluate.metric_families import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.step_metrics import TOP_K, Mind2WebStepScore, np_mean, score_step
 from webtraj.formats.mind2web.gold import EVALUATOR, GoldStep

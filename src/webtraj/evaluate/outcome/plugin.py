@@ -1,6 +1,6 @@
 """The outcome judges' metric family (the registry's table lists the judges)."""
 
-from webtraj.evaluate.metrics import Family, Metric
+from webtraj.evaluate.metric_families import Family, Metric
 
 FAMILY = Family(name="outcome", label="outcome judge", order=40,
                         value_label="success", metrics=(

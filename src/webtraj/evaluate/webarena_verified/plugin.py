@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from webtraj.evaluate.metrics import Family, Metric
+from webtraj.evaluate.metric_families import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
 from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
 from webtraj.evaluate.webarena_verified.context import TaskContext

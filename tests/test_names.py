@@ -24,7 +24,7 @@ def test_public_class_names_have_one_home():
     twice = {name: where for name, where in homes.items() if len(where) > 1}
     assert set(twice) <= KNOWN, {n: w for n, w in twice.items() if n not in KNOWN}
     assert homes["StepOutcome"] == ["browser/env_results.py"]
-    assert homes["Mind2WebStepScore"] == ["evaluate/step_metrics.py"]
+    assert homes["Mind2WebStepScore"] == ["evaluate/mind2web/step_metrics.py"]
 
 
 def test_no_re_export_module_for_the_tree_text_parser():
@@ -47,6 +47,7 @@ RENAMED: dict[str, str] = {
     "webtraj.execute.record": "webtraj.execute.recording_run",
     "webtraj.evaluate.scoring": "webtraj.evaluate.trajectory_scoring",
     "webtraj.evaluate.metrics": "webtraj.evaluate.metric_families",
+    "webtraj.evaluate.step_metrics": "webtraj.evaluate.mind2web.step_metrics",
 }
 
 

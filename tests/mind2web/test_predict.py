@@ -20,7 +20,7 @@ from webtraj.agents.mindact import (
     run_tournament,
     top_candidates,
 )
-from webtraj.evaluate.step_metrics import score_steps
+from webtraj.evaluate.mind2web.step_metrics import score_steps
 from webtraj.formats.mind2web.predictions import StepPrediction, write_predictions
 from webtraj.formats.mind2web.raw_json import task_steps
 from webtraj.formats.mind2web.steps import IssueLog

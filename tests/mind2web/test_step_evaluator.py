@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from webtraj.cli.app import app
 from webtraj.evaluate.mind2web.evaluator import Mind2WebTaskScore
-from webtraj.evaluate.step_metrics import score_steps
+from webtraj.evaluate.mind2web.step_metrics import score_steps
 from webtraj.formats.mind2web import load_steps
 from webtraj.formats.mind2web.predictions import StepPrediction
 from webtraj.formats.mind2web.synthetic import synthetic_tasks, write_raw_json

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webtraj.evaluate.step_metrics import (
+from webtraj.evaluate.mind2web.step_metrics import (
     aggregate,
     np_mean,
     predicted_action,

@@ -105,7 +105,7 @@ def score_source(data: str, predictions: Path, *, ranks: Path | None = None, top
                  drop_trailing_unranked: bool = False, per_step: Path | None = None,
                  limit: int | None = None):
     """Score a predictions file against data; returns (metrics, issues, scorer)."""
-    from webtraj.evaluate.step_metrics import Scorer
+    from webtraj.evaluate.mind2web.step_metrics import Scorer
     from webtraj.formats.mind2web import IssueLog, iter_steps
     from webtraj.formats.mind2web.predictions import read_predictions
     from webtraj.rank.ranks_file import apply_ranking, read_rankings

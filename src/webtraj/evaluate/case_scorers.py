@@ -19,8 +19,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from webtraj.evaluate.mind2web.step_metrics import action_matches
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
-from webtraj.evaluate.step_metrics import action_matches
 from webtraj.model.base import FrozenModel
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory

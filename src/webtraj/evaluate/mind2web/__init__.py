@@ -1,4 +1,5 @@
-"""Mind2Web helpers for the evaluate layer (the metrics live in `evaluate.step_metrics`)."""
+"""Mind2Web in the evaluate layer: the reference step metrics (`step_metrics`), the `mind2web`
+evaluator (`evaluator`) and Mind2Web steps as `Eval` cases (`cases`)."""
 
 from webtraj.evaluate.mind2web.cases import step_case, step_cases, summary_prompt
 

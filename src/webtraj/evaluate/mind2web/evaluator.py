@@ -1,6 +1,6 @@
 """The `mind2web` evaluator: a trajectory's actions scored step by step against a Mind2Web
-task's annotated actions, with the reference metrics of `evaluate.step_metrics` (element
-accuracy, operation F1, step success; the task succeeds when every step does).
+task's annotated actions, with the reference metrics of `step_metrics` (element accuracy,
+operation F1, step success; the task succeeds when every step does).
 
 The gold steps travel in the evaluator's config on the task (`webtraj import mind2web`
 writes them), so any trajectory of the task can be scored: the imported reference (a
@@ -20,8 +20,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from webtraj.evaluate.metric_families import Family, Metric
+from webtraj.evaluate.mind2web.step_metrics import TOP_K, Mind2WebStepScore, np_mean, score_step
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.evaluate.step_metrics import TOP_K, Mind2WebStepScore, np_mean, score_step
 from webtraj.formats.mind2web.gold import EVALUATOR, GoldStep
 from webtraj.formats.mind2web.predictions import StepPrediction
 from webtraj.formats.mind2web.steps import Candidate, M2WStep, Operation

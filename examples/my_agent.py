@@ -9,7 +9,7 @@ import re
 from pydantic import BaseModel, ConfigDict
 
 from webtraj.agents import AgentDecision
-from webtraj.model.action import parse_action
+from webtraj.model.action_text import parse_action
 
 
 class QuotedClickAgent:

@@ -9,7 +9,7 @@ import sys
 
 import webtraj.api as wt
 from webtraj.agents import AgentDecision
-from webtraj.model.action import parse_action
+from webtraj.model.action_text import parse_action
 
 out = sys.argv[1] if len(sys.argv) > 1 else "runs/notebook"
 

@@ -3,7 +3,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webtraj.model import ACTION_PHRASE, Action, ActionKind, ActionParseError, parse_action
-from webtraj.model.action import ElementTarget, action_text, parse_answer, parse_target
+from webtraj.model.action import ElementTarget, parse_target
+from webtraj.model.action_text import action_text, parse_answer
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
 tricky = st.one_of(text, st.sampled_from(["[", "]", "][", "a]b", "[x]", "\\", "\\]", "x\\",

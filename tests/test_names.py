@@ -67,3 +67,16 @@ def test_layer_contract_is_named_after_a_doc_in_the_repo():
         docs = re.findall(r"[\w./-]+\.md", name)
         assert docs, f"contract {name!r} names no doc"
         assert all((ROOT / doc).is_file() for doc in docs), name
+
+
+def test_the_action_model_and_its_text_grammar_are_apart():
+    import webtraj.model.action as model
+    import webtraj.model.action_text as grammar
+
+    for name in ("format_action", "parse_action", "parse_answer", "ACTION_PHRASE",
+                 "ActionParseError", "ParsedAnswer"):
+        assert hasattr(grammar, name) and not hasattr(model, name), name
+    action = grammar.parse_action("type [7] [Paris \\[FR\\]] [0]")
+    assert isinstance(action, model.Action)
+    assert str(action) == action.to_text() == grammar.format_action(action)
+    assert grammar.parse_action(action.to_text()) == action

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 from webtraj.curate.settings import CurateSettings
 from webtraj.execute.curation import CurateRun, curate_run, ensure_curves
 from webtraj.execute.run import RunConfig, execute_run
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer
 from webtraj.testing.llm_rules import ScriptedReply
 from webtraj.view.server import Viewer

@@ -6,7 +6,7 @@ from __future__ import annotations
 from webtraj.curate.chat_records import render
 from webtraj.curate.instance import Instance, KeptStep, RecordKind
 from webtraj.model import Action, Observation, Step, Task, Trajectory
-from webtraj.model.action import parse_answer
+from webtraj.model.action_text import parse_answer
 
 
 def test_mouse_and_keyboard_actions_survive_curation():

@@ -14,7 +14,7 @@ from webtraj.model import InputError
 
 def test_api_runs_a_list_of_tasks_and_resumes(tmp_path, monkeypatch, miniwob_server):
     from webtraj.agents import AgentDecision
-    from webtraj.model.action import parse_action
+    from webtraj.model.action_text import parse_action
     from webtraj.suites.miniwob.tasks import build_tasks
 
     monkeypatch.setenv("WEBTRAJ_LLM_CACHE", str(tmp_path / "cache.sqlite"))

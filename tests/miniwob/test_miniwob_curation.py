@@ -19,7 +19,7 @@ pytest.importorskip("pyarrow", reason="webtraj curate writes Parquet (the 'train
 def test_curate_a_miniwob_run_on_the_pages_reward(tmp_path, monkeypatch):
     from webtraj.agents import AgentDecision
     from webtraj.cli.app import app
-    from webtraj.model.action import parse_action
+    from webtraj.model.action_text import parse_action
 
     monkeypatch.setenv("WEBTRAJ_LLM_CACHE", str(tmp_path / "cache.sqlite"))
 

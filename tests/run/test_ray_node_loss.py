@@ -17,7 +17,7 @@ import pytest
 
 from factories import SANDBOX_TODAY as TODAY
 from factories import wait_until
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
 from webtraj.testing.ray_cluster import LocalRayCluster

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from webtraj.agents.prompting import system_prompt
-from webtraj.model.action import ACTION_PHRASE, ActionKind, ActionSet
+from webtraj.model.action import ActionKind, ActionSet
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.model.trajectory import Termination
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer

@@ -21,7 +21,7 @@ from webtraj.execute.episode import EpisodeSpec
 from webtraj.execute.local import LocalExecutor
 from webtraj.execute.worker import WorkerConfig
 from webtraj.model import Action, Task, Trajectory
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
 

@@ -3,7 +3,7 @@ task; garbage is recorded as step errors and the episode ends cleanly at max ste
 
 from factories import SANDBOX_TODAY as TODAY
 from webtraj.execute.run import RunConfig, execute_run
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from factories import SANDBOX_TODAY
 from webtraj.cli.app import app
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer
 
 runner = CliRunner()

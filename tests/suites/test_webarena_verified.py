@@ -24,7 +24,7 @@ from wav_standin import (
 )
 from webtraj.agents.protocol import AgentDecision
 from webtraj.execute.run import RunConfig, execute_run
-from webtraj.model.action import parse_action
+from webtraj.model.action_text import parse_action
 
 # What each task needs done; the agent resolves `{role 'name'}` to the element's id.
 NAV = '{"task_type": "NAVIGATE", "status": "SUCCESS", "retrieved_data": null}'

@@ -94,7 +94,7 @@ def test_prompts_name_sandbox_sites_by_their_stable_origin():
 
     from webtraj.agents.prompt_urls import PromptUrls
     from webtraj.agents.prompting import user_prompt
-    from webtraj.model.action import parse_action
+    from webtraj.model.action_text import parse_action
     from webtraj.model.trajectory import Observation
     from webtraj.sites.tasks import booking_suite
 

@@ -10,7 +10,7 @@ import pytest
 
 from factories import SANDBOX_TODAY
 from train_support import TASKS, curate, records
-from webtraj.model.action import parse_answer
+from webtraj.model.action_text import parse_answer
 
 
 def _actions(data) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ import httpx
 
 from factories import SANDBOX_TODAY
 from webtraj.execute.run import RunConfig, execute_run
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer
 from webtraj.testing.llm_rules import ScriptedReply
 from webtraj.view.server import Viewer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.testing.vision import blobs, largest, request_image
 
 # name, colour, CSS box (x, y, width, height): small targets all over the viewport.

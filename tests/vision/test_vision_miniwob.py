@@ -15,7 +15,7 @@ from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.evaluate.registry import create
 from webtraj.execute.episode import EpisodeSpec, run_episode
 from webtraj.llm import LLMClient, ModelSpec
-from webtraj.model.action import ACTION_PHRASE
+from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.testing import ScriptedLLMServer
 from webtraj.testing.vision import Blob, blobs, element_at, largest, request_image
 

@@ -17,7 +17,7 @@ from webtraj.agents.protocol import AgentDecision, episode_files
 from webtraj.agents.usage import counted
 from webtraj.llm import LLMClient, LLMError
 from webtraj.llm.messages import Message
-from webtraj.model.action import ActionParseError, parse_answer
+from webtraj.model.action_text import ActionParseError, parse_answer
 from webtraj.model.errors import InfrastructureError
 from webtraj.model.task import Task
 from webtraj.model.trajectory import ImageView, Observation, Step

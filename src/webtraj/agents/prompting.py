@@ -12,7 +12,8 @@ from enum import StrEnum
 
 from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.llm.untrusted import fence
-from webtraj.model.action import ACTION_PHRASE, ActionSet, action_text, parse_action
+from webtraj.model.action import ActionSet
+from webtraj.model.action_text import ACTION_PHRASE, action_text, parse_action
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step, Tab
 

@@ -18,7 +18,8 @@ from webtraj.agents.prompt_urls import PromptUrls
 from webtraj.agents.prompting import PromptHistory
 from webtraj.curate.instance import Instance, KeptStep
 from webtraj.dom.tree_text import parse_tree
-from webtraj.model.action import ACTION_PHRASE, Action, action_text
+from webtraj.model.action import Action
+from webtraj.model.action_text import ACTION_PHRASE, action_text
 from webtraj.model.trajectory import Observation, Step, Trajectory
 
 

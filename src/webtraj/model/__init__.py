@@ -1,11 +1,9 @@
 """Model layer: the central objects and their versioned JSON form."""
 
-from webtraj.model.action import (
+from webtraj.model.action import Action, ActionKind, ElementTarget
+from webtraj.model.action_text import (
     ACTION_PHRASE,
-    Action,
-    ActionKind,
     ActionParseError,
-    ElementTarget,
     ParsedAnswer,
     parse_action,
     parse_answer,

@@ -9,7 +9,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from webtraj.model.action import action_text
+from webtraj.model.action_text import action_text
 from webtraj.report.metrics import RunMetrics, ci_text, csr_evaluator, run_metrics
 from webtraj.report.outcomes import aggregate, outcomes
 from webtraj.report.plot import step_plot

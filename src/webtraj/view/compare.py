@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from webtraj.model.action import action_text
+from webtraj.model.action_text import action_text
 from webtraj.model.trajectory import Step, Trajectory
 from webtraj.view.detail import acted_element, element_text, step_label
 

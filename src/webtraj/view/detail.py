@@ -11,7 +11,8 @@ from pydantic import BaseModel
 
 from webtraj.curate.chat_records import by_id
 from webtraj.dom.tree_text import parse_tree
-from webtraj.model.action import ElementTarget, action_text
+from webtraj.model.action import ElementTarget
+from webtraj.model.action_text import action_text
 from webtraj.model.curation import CurationDecision
 from webtraj.model.score import Score, StepCheck
 from webtraj.model.trajectory import Step, Trajectory

@@ -15,7 +15,8 @@ from webtraj.agents.usage import counted
 from webtraj.dom.tree_html import tree_to_cleaned_html
 from webtraj.formats.mind2web.steps import Candidate, M2WStep, Operation
 from webtraj.llm import LLMClient
-from webtraj.model.action import Action, ActionKind, action_text
+from webtraj.model.action import Action, ActionKind
+from webtraj.model.action_text import action_text
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Observation, Step
 from webtraj.rank import make_ranker

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from webtraj.model.action import action_text
+from webtraj.model.action_text import action_text
 from webtraj.model.errors import InputError
 from webtraj.model.trajectory import Trajectory
 from webtraj.store.files import read_artifact

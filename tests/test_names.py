@@ -80,3 +80,13 @@ def test_the_action_model_and_its_text_grammar_are_apart():
     assert isinstance(action, model.Action)
     assert str(action) == action.to_text() == grammar.format_action(action)
     assert grammar.parse_action(action.to_text()) == action
+
+
+def test_the_viewer_pages_and_its_guards_are_apart():
+    import webtraj.view.security as guards
+
+    for name in ("HostCheck", "SecurityHeaders", "NoTraceback", "trajectory_files",
+                 "artifact_response", "CSP"):
+        assert hasattr(guards, name), name
+    app = ast.parse((SRC / "view" / "app.py").read_text(encoding="utf-8"))
+    assert not [n.name for n in app.body if isinstance(n, ast.ClassDef)]

@@ -1,6 +1,8 @@
 """The viewer's web app (Starlette): GET routes only, every page rendered by Jinja2 with
-autoescape, assets served from the package, and a Content-Security-Policy that allows no
-inline script, so text from pages, models and files can only ever be text."""
+autoescape, assets served from the package. Its guards (Host check, security headers with a
+Content-Security-Policy that allows no inline script, no tracebacks, files served only from a
+run's trajectory folders) are `security.py`'s, so text from pages, models and files can only
+ever be text."""
 
 from __future__ import annotations
 
@@ -11,14 +13,13 @@ from urllib.parse import urlencode, urlsplit
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders, QueryParams
+from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webtraj.evaluate.registry import family_of
 from webtraj.formats.image_header import sniff_mime
@@ -37,15 +38,17 @@ from webtraj.view.network import STATUSES, TYPES, NetworkQuery, read_network
 from webtraj.view.prompts import REBUILDABLE, RebuiltPrompt, rebuild
 from webtraj.view.readable import details_html
 from webtraj.view.runs import DAMAGE, Catalog, RunRef, connect, damage_text, load_info, run_row
+from webtraj.view.security import (
+    HostCheck,
+    NoTraceback,
+    SecurityHeaders,
+    artifact_response,
+    trajectory_files,
+)
 from webtraj.view.stats import run_stats
 
 log = logging.getLogger("webtraj.view")
 
-CSP = ("default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-# Artifacts are served as data: images as images, everything else as plain text.
-_ARTIFACT_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
-                   ".webp": "image/webp"}
 
 
 def fmt(v: float | None, digits: int = 3) -> str:
@@ -138,7 +141,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
     def trajectory_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        files = _files(ref, p.get("t") or "")
+        files = trajectory_files(ref, p.get("t") or "")
         try:
             index = connect(ref)
             try:
@@ -162,7 +165,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
     def network_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        files = _files(ref, p.get("t") or "")
+        files = trajectory_files(ref, p.get("t") or "")
         kind, status = _choice(p, "type", TYPES), _choice(p, "status", STATUSES)
         pg = _page_number(p, "pg") if p.get("pg") else None
         number = _page_number(p, "p")
@@ -196,7 +199,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
     def prompt_page(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        files = _files(ref, p.get("t") or "")
+        files = trajectory_files(ref, p.get("t") or "")
         try:
             traj = load_trajectory(files)
         except DAMAGE as exc:
@@ -210,7 +213,7 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
         rule from the stored screenshot)."""
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        files = _files(ref, p.get("t") or "")
+        files = trajectory_files(ref, p.get("t") or "")
         try:
             traj = load_trajectory(files)
         except DAMAGE:
@@ -224,18 +227,8 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
     def artifact(request: Request) -> Response:
         p = request.query_params
         ref = ref_or_404(p.get("r"))
-        files = _files(ref, p.get("t") or "")
-        name = p.get("name") or ""
-        try:
-            body, size = files.chunks(name)
-        except (NotInRun, OSError) as exc:
-            log.info("viewer: refused /file %r of %s: %s", name, files.trajectory_id, exc)
-            raise HTTPException(404, "no such file") from None
-        suffix = Path(name).suffix.lower()
-        kind = _ARTIFACT_TYPES.get(suffix, "text/plain; charset=utf-8")
-        return StreamingResponse(body, media_type=kind, headers={
-            "Content-Length": str(size), "Content-Disposition": "inline",
-            "Content-Security-Policy": "sandbox"})
+        files = trajectory_files(ref, p.get("t") or "")
+        return artifact_response(files, p.get("name") or "")
 
     def compare_page(request: Request) -> Response:
         p = request.query_params
@@ -316,7 +309,9 @@ def create_app(sources: list[Path], allowed_hosts: set[str] | None = None) -> St
     ]
     # Outermost first: the Host check answers before anything reads a run; NoTraceback
     # turns any failure left into a one-line log entry and a 500 page.
-    middleware = [Middleware(SecurityHeaders), Middleware(NoTraceback)]
+    middleware = [Middleware(SecurityHeaders),
+                  Middleware(NoTraceback, error_page=lambda message: _page(
+                      "problem.html", 500, ref=None, message=message))]
     if allowed_hosts is not None:
         middleware.insert(1, Middleware(HostCheck, allowed=allowed_hosts))
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found},
@@ -337,79 +332,6 @@ def _unreadable(ref: RunRef, files: TrajectoryFiles, exc: BaseException) -> Resp
                 ref.key, damage_text(exc))
     return _page("problem.html", 422, ref=ref,
                  message=f"this trajectory cannot be read: {damage_text(exc)}")
-
-
-class HostCheck:
-    """Answers only requests whose Host header names the viewer's own address (the bound one,
-    localhost, 127.0.0.1 or [::1], with the port): a web page the user visits that rebinds
-    its own name to 127.0.0.1 (DNS rebinding) sends its own name as Host and gets 403."""
-
-    def __init__(self, app: ASGIApp, allowed: set[str]) -> None:
-        self.app = app
-        self.allowed = {h.lower() for h in allowed}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            host = next((v for k, v in scope["headers"] if k == b"host"), b"")
-            if host.decode("latin-1").lower() not in self.allowed:
-                response = PlainTextResponse("403: this viewer answers only requests for "
-                                             "its own address", status_code=403)
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-class NoTraceback:
-    """Any error a page did not handle becomes a 500 page and one log line (what failed and
-    why): a run folder or a URL never puts a traceback in the viewer's log."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking_send)
-        except Exception as exc:  # noqa: BLE001 - the log line names it
-            log.error("viewer: GET %s failed: %s: %s", scope.get("path", ""),
-                      type(exc).__name__, exc)
-            if not started:
-                await _page("problem.html", 500, ref=None,
-                            message=f"this page failed: {type(exc).__name__}")(
-                    scope, receive, send)
-
-
-class SecurityHeaders:
-    """Adds the CSP (unless a route set its own) and no-sniff / no-referrer to every reply."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                if "content-security-policy" not in headers:
-                    headers["Content-Security-Policy"] = CSP
-                headers["X-Content-Type-Options"] = "nosniff"
-                headers["Referrer-Policy"] = "no-referrer"
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 # The largest page number a query may ask for (SQLite offsets are 64-bit; a page past the
@@ -433,17 +355,6 @@ def _choice(p: QueryParams, name: str, allowed: tuple[str, ...]) -> str | None:
     if raw is not None and raw not in allowed:
         raise HTTPException(400, f"{name} must be one of {', '.join(allowed)}")
     return raw
-
-
-def _files(ref: RunRef, tid: str) -> TrajectoryFiles:
-    """A trajectory folder of the run reached without a link, or 404 for anything else."""
-    try:
-        files = TrajectoryFiles(ref.root, tid)
-        files.check()
-    except NotInRun as exc:
-        log.info("viewer: refused trajectory %r of %s: %s", tid, ref.key, exc)
-        raise HTTPException(404, "no such trajectory") from None
-    return files
 
 
 def _first_of_task(ref: RunRef, task: str) -> str | None:

@@ -54,3 +54,16 @@ def test_readme_stays_short() -> None:
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= 220
     assert "make demo" in "\n".join(lines) and "make test" in "\n".join(lines)
+
+
+def test_trajectory_way_is_numbered_steps_naming_existing_modules() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    way = text.split("## One trajectory's way through the layers", 1)[1].split("\n## ", 1)[0]
+    steps = re.findall(r"^(\d+)\. \*\*(\w+)\.\*\*((?:.|\n(?!\d+\. ))*)", way, re.M)
+    assert [(int(n), name) for n, name, _ in steps] == list(enumerate(
+        ["Run", "Store", "Score", "Curate", "Train", "Serve"], start=1))
+    for _, name, body in steps:
+        modules = MODULE.findall(body)
+        assert modules, f"step {name} names no module"
+        missing = [m for m in modules if not (ROOT / "src" / "webtraj" / m).exists()]
+        assert missing == [], name

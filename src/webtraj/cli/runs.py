@@ -151,7 +151,7 @@ def show(
         err_console.print(f"{len(summary.corrupt)} corrupt trajectory(ies) left out")
 
 
-def _usage_line(tr) -> str:  # noqa: ANN001 - TrajectorySummary
+def _usage_line(tr) -> str:  # noqa: ANN001 - TrajectoryRow
     """`12.3s · agent 4 calls 1387+44 tok · constraints:llm 1 call` (what the episode cost)."""
     parts = [f"{tr.wall_s:.1f}s"] if tr.wall_s is not None else []
     for who, u in ([("agent", tr.usage)] if tr.usage else []) + list(tr.judge_usage.items()):

@@ -1,4 +1,5 @@
-"""Per-trajectory outcomes of a run (CSR, SR, task score) and their aggregates by group."""
+"""Per-trajectory outcomes of a run (CSR, SR, task score) as trajectory rows, and their
+aggregates by group."""
 
 from __future__ import annotations
 
@@ -10,23 +11,8 @@ from pydantic import BaseModel
 from webtraj.evaluate.trajectory_scoring import task_score
 from webtraj.report.metrics import csr_evaluator
 from webtraj.store.queries import IndexReader
+from webtraj.store.rows import TrajectoryRow
 from webtraj.store.run_store import RunStore
-
-
-class Outcome(BaseModel):
-    trajectory_id: str
-    task_id: str
-    site: str | None
-    difficulty: str | None
-    n_steps: int
-    error: str | None
-    # The run's headline evaluator's value (CSR for a constraint judge, the oracle
-    # preferred), None if unscored or not scored by it.
-    csr: float | None = None
-    csr_evaluator: str | None = None
-    # WebArena's rule over every evaluator: 1 only if all scored 1; None if any unscored.
-    task_score: float | None = None
-    scores: dict[str, float | None] = {}
 
 
 class Aggregate(BaseModel):
@@ -39,30 +25,23 @@ class Aggregate(BaseModel):
     task_score: float | None = None
 
 
-def outcomes(store: RunStore) -> list[Outcome]:
-    """One outcome per trajectory; `csr` is the value of the run's headline evaluator
-    (`report.metrics.csr_evaluator` over the run's evaluators, as the viewer and every table
-    read it), None for a trajectory it did not score."""
+def outcomes(store: RunStore) -> list[TrajectoryRow]:
+    """One row per trajectory with its current scores (`IndexReader.trajectory_rows`), its
+    `csr`: the value of the run's headline evaluator (`report.metrics.csr_evaluator` over
+    the run's evaluators, as the viewer and every table read it), None for a trajectory it
+    did not score, and its `task_score` (WebArena's rule over every evaluator)."""
     with IndexReader.open(store.root) as index:
-        rows = index.trajectory_rows()
-        latest = index.current_values()
-    headline = csr_evaluator(sorted({ev for per in latest.values() for ev in per}))
-    out = []
-    for row in rows:
-        # An episode that ended in an error has no score, whatever an older version stored.
-        scores = {ev: None if row.error else v.value
-                  for ev, v in latest.get(row.rowid, {}).items()}
-        name = headline if headline in scores else None
-        out.append(Outcome(trajectory_id=row.trajectory_id, task_id=row.task_id, site=row.site,
-                           difficulty=row.difficulty, n_steps=row.n_steps, error=row.error,
-                           csr=scores[name] if name else None, csr_evaluator=name,
-                           task_score=task_score(list(scores.values())), scores=scores))
-    return out
+        rows = index.trajectory_rows(scores=True)
+    headline = csr_evaluator(sorted({ev for row in rows for ev in row.scores}))
+    return [row.model_copy(update={
+        "csr": row.scores.get(headline) if headline else None,
+        "csr_evaluator": headline if headline in row.scores else None,
+        "task_score": task_score(list(row.scores.values()))}) for row in rows]
 
 
-def aggregate(items: Iterable[Outcome], keys: tuple[str, ...]) -> list[Aggregate]:
+def aggregate(items: Iterable[TrajectoryRow], keys: tuple[str, ...]) -> list[Aggregate]:
     """Macro averages per group (each trajectory counts once), plus an 'all' row."""
-    groups: dict[tuple[str, ...], list[Outcome]] = defaultdict(list)
+    groups: dict[tuple[str, ...], list[TrajectoryRow]] = defaultdict(list)
     items = list(items)
     for o in items:
         groups[tuple(str(getattr(o, k) or "-") for k in keys)].append(o)
@@ -79,7 +58,7 @@ def _order(group: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_DIFFICULTY_ORDER.get(g, g) for g in group)
 
 
-def _agg(group: tuple[str, ...], items: list[Outcome]) -> Aggregate:
+def _agg(group: tuple[str, ...], items: list[TrajectoryRow]) -> Aggregate:
     """Episodes that ended in an error (endpoint down, crash, timeout) are counted apart and
     left out of SR/CSR: they say nothing about the agent."""
     ok = [o for o in items if not o.error]

@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_serializer
 
 from webtraj.llm.usage import ModelUsage, PriceTable
 from webtraj.report.metrics import RunMetrics, run_metrics
 from webtraj.report.usage import judge_usage, run_usage, trajectory_usage
 from webtraj.store.queries import IndexReader, ScoreCounts
+from webtraj.store.rows import TrajectoryRow
 from webtraj.store.run_store import RunStore
 
 
@@ -28,20 +29,10 @@ class EvaluatorSummary(BaseModel):
     csr: float | None = None
 
 
-class TrajectorySummary(BaseModel):
-    trajectory_id: str
-    task_id: str
-    site: str | None
-    difficulty: str | None
-    agent: str
-    trial: int
-    n_steps: int
-    error: str | None
-    scores: dict[str, float | None]
-    # The agent's model usage in this episode, each judge's on it, and the episode's wall time.
-    usage: ModelUsage | None = None
-    judge_usage: dict[str, ModelUsage] = {}
-    wall_s: float | None = None
+# The fields of a trajectory row in a run's summary (`runs show --json`), in this order: the
+# projection of `TrajectoryRow` its readers rely on.
+SUMMARY_ROW_FIELDS = ("trajectory_id", "task_id", "site", "difficulty", "agent", "trial",
+                      "n_steps", "error", "scores", "usage", "judge_usage", "wall_s")
 
 
 class CorruptEntry(BaseModel):
@@ -59,8 +50,13 @@ class RunSummary(BaseModel):
     metrics: RunMetrics | None = None
     evaluators: dict[str, EvaluatorSummary]
     usage: dict[str, Any] = {}
-    trajectories: list[TrajectorySummary]
+    trajectories: list[TrajectoryRow]
     corrupt: list[CorruptEntry]
+
+    @field_serializer("trajectories")
+    def _summary_rows(self, rows: list[TrajectoryRow], info: Any) -> list[dict[str, Any]]:
+        """Each row as `runs show --json` has always written it: SUMMARY_ROW_FIELDS."""
+        return [row.model_dump(mode=info.mode, include=SUMMARY_ROW_FIELDS) for row in rows]
 
 
 def summarize(store: RunStore, *, verify: bool = True,
@@ -81,23 +77,17 @@ def summarize(store: RunStore, *, verify: bool = True,
         metrics = run_metrics(index)
         judges = judge_usage(index)
         counts = index.evaluator_counts()
-        latest = index.current_values()
-        trajectories = index.trajectory_rows()
+        trajectories = index.trajectory_rows(scores=True)
     rows = []
     for row in trajectories:
         if row.trajectory_id in bad_ids:
             continue
-        per = latest.get(row.rowid, {})
         usage, wall = per_traj.get(row.trajectory_id, (None, None))
-        rows.append(TrajectorySummary(
-            trajectory_id=row.trajectory_id, task_id=row.task_id, site=row.site,
-            difficulty=row.difficulty, agent=row.agent, trial=row.trial, n_steps=row.n_steps,
-            error=row.error, usage=usage, wall_s=wall,
-            judge_usage=judges.get(row.trajectory_id, {}),
-            scores={ev: None if row.error else v.value for ev, v in per.items()}))
+        rows.append(row.model_copy(update={
+            "usage": usage, "wall_s": wall, "judge_usage": judges.get(row.trajectory_id, {})}))
     # Listed in the order the trajectories first name them (as `runs show --json` always has).
     order = {ev: i for i, ev in enumerate(dict.fromkeys(
-        ev for _, per in sorted(latest.items()) for ev in per))}
+        ev for row in trajectories for ev in row.scores))}
     evaluators = {ev: _evaluator_summary(ev, counts[ev])
                   for ev in sorted(counts, key=lambda ev: order.get(ev, len(order)))}
     return RunSummary(path=str(store.root), info=store.info.model_dump(mode="json"),

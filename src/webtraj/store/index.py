@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -15,6 +14,7 @@ from webtraj.model.redact import Redactor
 from webtraj.model.score import STEP_CHECK_ROWS, Score, StepMatches, upgrade_legacy_score
 from webtraj.model.trajectory import Trajectory
 from webtraj.store import migrations, summary
+from webtraj.store.rows import ROW_COLS, TrajectoryRow
 
 _BODY_EXCLUDE = {"step_values"}
 _CHUNK = 10_000
@@ -50,24 +50,6 @@ def score_matches_from_row(evaluator: str, value: float | None, reason: str | No
     if rows is not None:
         return score, STEP_CHECK_ROWS.validate_python(rows)
     return score, None
-
-
-@dataclass(frozen=True)
-class TrajectoryRow:
-    rowid: int
-    trajectory_id: str
-    task_id: str
-    site: str | None
-    difficulty: str | None
-    agent: str
-    trial: int
-    n_steps: int
-    error: str | None
-    termination: str | None
-
-
-ROW_COLS = ("id, trajectory_id, task_id, site, difficulty, agent, trial, n_steps, error, "
-             "termination")
 
 
 def _where(filters: dict[str, object | None], prefix: str = "") -> tuple[str, list[object]]:
@@ -185,7 +167,7 @@ class RunIndex:
         cur = self.conn.execute(f"SELECT {ROW_COLS} FROM trajectories{where} ORDER BY id",
                                 params)
         for r in cur:
-            yield TrajectoryRow(*r)
+            yield TrajectoryRow.from_columns(r)
 
     def completed(self, *, agent: str | None = None,
                   retry_failed: bool = False) -> set[tuple[str, int]]:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field, replace
 
-from pydantic import BaseModel
-
 from webtraj.store import search
+from webtraj.store.rows import TrajectoryRow
 from webtraj.store.summary import current_join, score_error
 
 PAGE_SIZE = 50
@@ -102,22 +101,6 @@ class ListQuery:
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-class ListRow(BaseModel):
-    trajectory_id: str
-    task_id: str
-    site: str | None
-    difficulty: str | None
-    n_steps: int
-    error: str | None
-    termination: str | None
-    intent: str | None
-    answer: str | None
-    csr: float | None
-    unscored_reason: str | None
-    # The current score is an evaluator error (counted as an error, its reason says why).
-    score_error: bool = False
-
-
 def _order(sort: str, total: int) -> str:
     """The ORDER BY expression: natural for text columns up to NATURAL_LIMIT rows, by
     characters above."""
@@ -127,7 +110,7 @@ def _order(sort: str, total: int) -> str:
 
 
 def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
-                    query: ListQuery) -> tuple[list[ListRow], int]:
+                    query: ListQuery) -> tuple[list[TrajectoryRow], int]:
     """One page of the filtered, searched, sorted list, and how many rows match (more than
     COUNT_CAP when a filter on scores matches more than that). `conn` reads the index
     through the `tv` view of `IndexReader`."""
@@ -143,7 +126,8 @@ def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
     # An episode that ended in an error shows no score, whatever an older version stored.
     cols = ("t.trajectory_id, t.task_id, t.site, t.difficulty, t.n_steps, t.error, "
             "t.termination, t.intent, t.answer, CASE WHEN t.error IS NULL THEN c.value END, "
-            f"{reason}, CASE WHEN c.value IS NULL THEN {score_error(has_summary, 'c')} END")
+            f"{reason}, CASE WHEN c.value IS NULL THEN {score_error(has_summary, 'c')} END, "
+            "t.agent, t.trial")
     if query.needs_scores:
         # A filter on scores keeps only scored rows, so an inner join loses nothing; CROSS
         # JOIN keeps SQLite from driving the query from every current score of the run
@@ -173,9 +157,10 @@ def trajectory_page(conn: sqlite3.Connection, has_summary: bool, ev: str | None,
                f"t.id {direction} LIMIT ? OFFSET ?) t{current_join(has_summary, 'c')} "
                f"ORDER BY {order} {direction}, t.id {direction}")
         args = [*params, PAGE_SIZE, offset, ev or ""]
-    rows = [ListRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],
-                    n_steps=r[4], error=r[5], termination=r[6], intent=r[7], answer=r[8],
-                    csr=r[9], unscored_reason=r[10] if r[9] is None else None,
-                    score_error=bool(r[11]))
+    rows = [TrajectoryRow(trajectory_id=r[0], task_id=r[1], site=r[2], difficulty=r[3],
+                          n_steps=r[4], error=r[5], termination=r[6], intent=r[7],
+                          answer=r[8], csr=r[9],
+                          unscored_reason=r[10] if r[9] is None else None,
+                          score_error=bool(r[11]), agent=r[12], trial=r[13])
             for r in conn.execute(sql, args)]
     return rows, total

@@ -23,8 +23,9 @@ from webtraj.model.score import Score
 from webtraj.model.usage import Usage
 from webtraj.store import summary
 from webtraj.store.decisions import decisions_of
-from webtraj.store.index import ROW_COLS, TrajectoryRow, connect_read_only, score_from_row
-from webtraj.store.listing import ListQuery, ListRow, states, trajectory_page
+from webtraj.store.index import connect_read_only, score_from_row
+from webtraj.store.listing import ListQuery, states, trajectory_page
+from webtraj.store.rows import ROW_COLS, TrajectoryRow
 from webtraj.store.run_store import INDEX_DB
 from webtraj.store.summary import current_join, latest_join, score_error
 
@@ -470,10 +471,18 @@ class IndexReader:
         return out
 
     # --- trajectories ---------------------------------------------------------------------
-    def trajectory_rows(self) -> list[TrajectoryRow]:
-        """Every trajectory of the run, in the order it was indexed."""
-        return [TrajectoryRow(*r) for r in self._conn.execute(
-            f"SELECT {ROW_COLS} FROM main.trajectories ORDER BY id")]
+    def trajectory_rows(self, *, scores: bool = False) -> list[TrajectoryRow]:
+        """Every trajectory of the run, in the order it was indexed; with `scores`, each
+        with its evaluators' current values: None for every evaluator of an episode that
+        ended in an error, whatever an older version stored (the one place this rule is
+        applied to a listing)."""
+        latest = self.current_values() if scores else {}
+        out = []
+        for r in self._conn.execute(f"SELECT {ROW_COLS} FROM main.trajectories ORDER BY id"):
+            values = ({ev: None if r[8] else v.value for ev, v in latest.get(r[0], {}).items()}
+                      if scores else None)
+            out.append(TrajectoryRow.from_columns(r, values))
+        return out
 
     def current_values(self) -> dict[int, dict[str, LatestScore]]:
         """trajectory rowid -> evaluator -> its current score's value, error flag and
@@ -489,7 +498,7 @@ class IndexReader:
         return out
 
     def trajectory_page(self, ev: str | None, query: ListQuery
-                        ) -> tuple[list[ListRow], int]:
+                        ) -> tuple[list[TrajectoryRow], int]:
         """One page of the viewer's list (store.listing) and how many rows match."""
         return trajectory_page(self._conn, self.has_summary, ev, query)
 
@@ -542,5 +551,5 @@ class IndexReader:
 
 
 __all__ = ["Agreement", "Cell", "ConstraintAgreement", "ConstraintRow", "DatabaseError",
-           "IndexReader", "LatestScore", "ListQuery", "ListRow", "SQLiteError", "ScoreCounts",
+           "IndexReader", "LatestScore", "ListQuery", "SQLiteError", "ScoreCounts",
            "TrajectoryRow", "UnscoredReason", "total_of"]

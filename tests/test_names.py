@@ -48,6 +48,10 @@ RENAMED: dict[str, str] = {
     "webtraj.evaluate.scoring": "webtraj.evaluate.trajectory_scoring",
     "webtraj.evaluate.metrics": "webtraj.evaluate.metric_families",
     "webtraj.evaluate.step_metrics": "webtraj.evaluate.mind2web.step_metrics",
+    # Three summary.py: the index's summary tables, a run's summary, a page's elements.
+    "webtraj.store.summary": "webtraj.store.summary_tables",
+    "webtraj.report.summary": "webtraj.report.run_summary",
+    "webtraj.dom.summary": "webtraj.dom.interactive_elements",
 }
 
 

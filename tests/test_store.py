@@ -4,7 +4,7 @@ import pytest
 from factories import make_trajectory
 from webtraj.model import InputError, RunInfo, Score, Trajectory
 from webtraj.model.score import ConstraintCheck
-from webtraj.report.summary import summarize
+from webtraj.report.run_summary import summarize
 from webtraj.store import DuplicateTrajectoryError, RunExistsError, RunStore
 from webtraj.store.queries import IndexReader
 

@@ -37,7 +37,7 @@ from webtraj.model import InputError, Score, Task, Trajectory
 from webtraj.model.errors import from_validation_error
 from webtraj.model.plugins import options_model_of
 from webtraj.model.run_settings import RunConfig
-from webtraj.report.summary import RunSummary, summarize
+from webtraj.report.run_summary import RunSummary, summarize
 from webtraj.store import RunStore
 
 __all__ = ["Run", "agent_spec", "rescore", "run", "run_config"]

@@ -17,7 +17,7 @@ from webtraj.dom import (
     prune_tree,
     tree_repr,
 )
-from webtraj.dom.summary import format_previous_actions
+from webtraj.dom.interactive_elements import format_previous_actions
 
 
 @pytest.fixture(scope="module")

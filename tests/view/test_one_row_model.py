@@ -13,7 +13,7 @@ from view_builders import alpha_items, beta_items, csr_score, write_run
 from webtraj.cli.app import app
 from webtraj.report.metrics import csr_evaluator
 from webtraj.report.outcomes import outcomes
-from webtraj.report.summary import summarize
+from webtraj.report.run_summary import summarize
 from webtraj.store import RunStore
 from webtraj.store.listing import ListQuery
 from webtraj.store.queries import IndexReader

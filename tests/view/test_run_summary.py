@@ -17,7 +17,7 @@ from webtraj.report.metrics import csr_evaluator
 from webtraj.store import RunStore
 from webtraj.store.listing import ListQuery
 from webtraj.store.queries import IndexReader, total_of
-from webtraj.store.summary import SCHEMA_VERSION
+from webtraj.store.summary_tables import SCHEMA_VERSION
 from webtraj.view.server import Viewer
 
 

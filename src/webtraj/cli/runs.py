@@ -12,7 +12,7 @@ from rich.table import Table
 
 from webtraj.cli.common import command_line, console, err_console, esc, fail, print_json
 from webtraj.model.errors import InputError
-from webtraj.report.summary import summarize
+from webtraj.report.run_summary import summarize
 from webtraj.store.run_store import CorruptTrajectory, RunStore, find_runs
 
 app = typer.Typer(help="Inspect and export stored runs.\n\nExample: webtraj runs show runs/demo/"

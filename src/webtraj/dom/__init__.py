@@ -7,9 +7,9 @@ built); the functions below are its pure-Python reference."""
 from webtraj.dom.candidate_text import candidate_texts, element_text
 from webtraj.dom.clean_live import clean_live_html
 from webtraj.dom.cleaned import DomParseError, index_ids, parse_cleaned_html
+from webtraj.dom.interactive_elements import interactive_summary
 from webtraj.dom.page import CleanedPage
 from webtraj.dom.prune import keep_set, prune_tree
-from webtraj.dom.summary import interactive_summary
 from webtraj.dom.tree_repr import TreeRepr, choice_texts, tree_repr
 
 __all__ = ["CleanedPage", "DomParseError", "TreeRepr", "candidate_texts", "choice_texts",

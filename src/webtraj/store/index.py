@@ -13,7 +13,7 @@ import orjson
 from webtraj.model.redact import Redactor
 from webtraj.model.score import STEP_CHECK_ROWS, Score, StepMatches, upgrade_legacy_score
 from webtraj.model.trajectory import Trajectory
-from webtraj.store import migrations, summary
+from webtraj.store import migrations, summary_tables
 from webtraj.store.rows import ROW_COLS, TrajectoryRow
 
 _BODY_EXCLUDE = {"step_values"}
@@ -192,14 +192,14 @@ class RunIndex:
             chunk: list[tuple] = []
             scores: list[tuple[int, Score]] = []
             # Summary tables a write bypassed are rebuilt after this one, not patched.
-            incremental = summary.current(conn)
+            incremental = summary_tables.current(conn)
 
             def flush() -> None:
                 # Inside this transaction nobody else inserts: the new ids follow the max.
                 first = conn.execute("SELECT IFNULL(MAX(id), 0) FROM score_sets").fetchone()[0]
                 conn.executemany(sql, chunk)
                 if incremental:
-                    summary.record(conn, ((t, first + 1 + i, s)
+                    summary_tables.record(conn, ((t, first + 1 + i, s)
                                           for i, (t, s) in enumerate(scores)))
                 chunk.clear()
                 scores.clear()
@@ -226,9 +226,9 @@ class RunIndex:
             if chunk:
                 flush()
             if incremental:
-                summary.mark(conn)
+                summary_tables.mark(conn)
             else:
-                summary.rebuild(conn, score_from_row)
+                summary_tables.rebuild(conn, score_from_row)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

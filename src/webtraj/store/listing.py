@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from webtraj.store import search
 from webtraj.store.rows import TrajectoryRow
-from webtraj.store.summary import current_join, score_error
+from webtraj.store.summary_tables import current_join, score_error
 
 PAGE_SIZE = 50
 COUNT_CAP = 5_000
@@ -70,7 +70,7 @@ class ListQuery:
 
     def where(self, serr: str = "0") -> tuple[str, list[object]]:
         """The WHERE clause; `serr`: SQL true when the current score `c` is an evaluator
-        error (`summary.score_error`)."""
+        error (`summary_tables.score_error`)."""
         state = states(serr)
         clauses: list[str] = []
         params: list[object] = []

@@ -12,7 +12,7 @@ told apart by their columns):
 - 1: per-step values packed in `score_sets.steps` with their kept sum and count; the
   viewer's `intent` and `answer` columns were added later in place (a reader of an index
   without them reads them as empty; a writer adds them).
-- 2: summary tables kept current at store time (store.summary) and the trigram search index
+- 2: summary tables kept current at store time (store.summary_tables) and the trigram search index
   (store.search).
 
 Curation decisions (store.decisions) live in a table of their own that curation creates;
@@ -29,7 +29,7 @@ import orjson
 
 from webtraj.model.errors import InputError
 from webtraj.model.score import Score
-from webtraj.store import search, summary
+from webtraj.store import search, summary_tables
 
 CURRENT = 2
 READABLE_FROM = 1
@@ -205,16 +205,16 @@ def _add_text_columns(conn: sqlite3.Connection) -> None:
 
 def _summary_tables(conn: sqlite3.Connection, load: Callable[..., Score]) -> None:
     """1 -> 2: build the summary tables and the search index from what is stored; at 2,
-    rebuild summary tables that a write bypassed (see store.summary)."""
-    conn.executescript(summary.SCHEMA)
+    rebuild summary tables that a write bypassed (see store.summary_tables)."""
+    conn.executescript(summary_tables.SCHEMA)
     search.create(conn)
-    if summary.current(conn):
+    if summary_tables.current(conn):
         return
 
     def upgrade() -> None:
-        if summary.current(conn):  # another writer may have done it meanwhile
+        if summary_tables.current(conn):  # another writer may have done it meanwhile
             return
-        summary.rebuild(conn, load)
+        summary_tables.rebuild(conn, load)
         if conn.execute("PRAGMA user_version").fetchone()[0] < CURRENT:
             search.rebuild(conn)
             conn.execute(f"PRAGMA user_version = {CURRENT}")

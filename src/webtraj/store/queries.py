@@ -3,7 +3,7 @@ index.sqlite, as pydantic rows, through a read-only connection. The SQL on the r
 lives in store/ and nowhere else; the viewer and report never load all trajectories, and
 every table and page of the list is one query.
 
-An index with summary tables that describe its scores exactly (version 2, store.summary)
+An index with summary tables that describe its scores exactly (version 2, store.summary_tables)
 is read from them; an older one, or one whose summary a write bypassed, from every stored
 score (the same numbers, more slowly). An index too old or too new to read raises
 migrations.IndexTooOld / IndexTooNew, naming the command that upgrades it."""
@@ -21,13 +21,13 @@ from webtraj.model.curation import CurationDecision
 from webtraj.model.ordering import natural_text
 from webtraj.model.score import Score
 from webtraj.model.usage import Usage
-from webtraj.store import summary
+from webtraj.store import summary_tables
 from webtraj.store.decisions import decisions_of
 from webtraj.store.index import connect_read_only, score_from_row
 from webtraj.store.listing import ListQuery, states, trajectory_page
 from webtraj.store.rows import ROW_COLS, TrajectoryRow
 from webtraj.store.run_store import INDEX_DB
-from webtraj.store.summary import current_join, latest_join, score_error
+from webtraj.store.summary_tables import current_join, latest_join, score_error
 
 # What reading a damaged index raises (a file that is not SQLite, a locked or truncated one);
 # named here so the layers above never import sqlite3. The LLM cache raises the same.
@@ -143,7 +143,7 @@ class IndexReader:
         else:
             conn.execute("CREATE TEMP VIEW tv AS SELECT * FROM main.trajectories")
         # Checked once per reader (it counts the score rows).
-        self.has_summary = summary.current(conn)
+        self.has_summary = summary_tables.current(conn)
         self._current_scores: str | None = None
 
     @classmethod

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from webtraj.agents.mindact.screenshots import step_screenshot
-from webtraj.dom.summary import format_previous_actions, interactive_summary
+from webtraj.dom.interactive_elements import format_previous_actions, interactive_summary
 from webtraj.formats.mind2web.steps import M2WStep
 from webtraj.llm.images import data_url
 

@@ -3,6 +3,7 @@ the model's defaults, bounds and help, the Python API takes them by the model's 
 run made either way records the same settings and definition. Every other command with a
 settings model takes its options from the model the same way (no default written twice)."""
 
+import functools
 import inspect
 import json
 from pathlib import Path
@@ -191,6 +192,7 @@ OWN_OPTIONS = {
 }
 
 
+@functools.cache
 def _commands() -> dict:
     """Every command of `webtraj` (a group with its own options, like curate, counts)."""
     found = {}

@@ -101,8 +101,8 @@ def _peak_rss() -> int:
 
 def child(mode: str, path: str) -> None:
     """Runs in a fresh process: one measurement, printed as JSON."""
-    from webtraj.evaluate.webarena_verified import SiteUrls, evaluate_task
-    from webtraj.evaluate.webarena_verified.events import scan_events
+    from webtraj.suites.webarena_verified.evaluate import SiteUrls, evaluate_task
+    from webtraj.suites.webarena_verified.evaluate.events import scan_events
 
     urls = SiteUrls({"shopping": SITE})
     before = _peak_rss()

@@ -24,6 +24,7 @@ SUBSET = tuple(f"booking.{site}.{i:02d}" for site in SITES for i in (1, 9, 17))
 
 def main(argv: list[str] | None = None) -> int:
     from webtraj.execute.run import RunConfig, execute_run
+    from webtraj.model.suite_registry import default_suite
     from webtraj.report.html import write_report
     from webtraj.report.tables import outcome_table
 
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         out = root / agent
         if out.exists():
             shutil.rmtree(out)
-        config = RunConfig(suite="booking", agent=agent, workers=args.workers, task_ids=ids,
+        config = RunConfig(suite=default_suite(), agent=agent, workers=args.workers, task_ids=ids,
                            today=args.today)
         console.rule(f"{agent} agent on {'all' if args.full else len(ids)} booking tasks")
         with execute_run(config, out, command=f"make demo ({agent})") as store:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from webtraj.evaluate.webarena_verified import SiteUrls, evaluate_task
+from webtraj.suites.webarena_verified.evaluate import SiteUrls, evaluate_task
 
 ADMIN = "http://shop.test:7780/admin"
 SHOP = "http://shop.test:7770"

@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 from webtraj.cli.app import app
 from webtraj.evaluate.protocol import EvalEnv
 from webtraj.evaluate.registry import ConfigError, create
-from webtraj.evaluate.webarena_verified import SiteUrls, evaluate_log_dir
 from webtraj.formats.har_reader import load_trace
-from webtraj.formats.webarena_verified import load_tasks, trajectory_from_log
 from webtraj.model import InputError, Trajectory
+from webtraj.suites.webarena_verified.evaluate import SiteUrls, evaluate_log_dir
+from webtraj.suites.webarena_verified.logs import load_tasks, trajectory_from_log
 
 SHOP = "http://shop.test:7770"
 NAV_TASK = {
@@ -189,7 +189,7 @@ def test_registry_rejects_unknown_keys_and_names():
 
 
 def test_registry_error_score_is_unscored(tmp_path, mk):
-    from webtraj.formats.webarena_verified import task_from_obj
+    from webtraj.suites.webarena_verified.logs import task_from_obj
 
     task = task_from_obj(NAV_TASK)
     d = write_log(tmp_path, "1", None, raw=b"")
@@ -213,7 +213,7 @@ def test_static_fast_path_agrees_with_urlparse():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from webtraj.evaluate.webarena_verified.events import STATIC_SUFFIXES, is_static_url
+    from webtraj.suites.webarena_verified.evaluate.events import STATIC_SUFFIXES, is_static_url
 
     part = st.text(alphabet="ab/.;?#=&:\t%jscpnwof2", max_size=12)
 

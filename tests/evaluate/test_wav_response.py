@@ -175,7 +175,7 @@ def test_trademark_unicode_and_hyphens_fold(wav):
 
 
 def test_fixture_logs_reproduce_reference(wav_fixtures):
-    from webtraj.evaluate.webarena_verified import SiteUrls, evaluate_log_dir
+    from webtraj.suites.webarena_verified.evaluate import SiteUrls, evaluate_log_dir
 
     tasks = {t["task_id"]: t for t in json.loads(
         (wav_fixtures / "webarena-verified.json").read_text())}

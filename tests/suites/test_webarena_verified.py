@@ -292,7 +292,7 @@ def test_a_response_body_the_browser_never_had_leaves_the_check_unscored(deploym
 
 
 def test_stop_text_becomes_the_agent_response():
-    from webtraj.formats.webarena_verified import agent_response_obj
+    from webtraj.suites.webarena_verified.logs import agent_response_obj
 
     assert agent_response_obj('{"performed_operation": "navigate", "status": "success"}') == {
         "task_type": "navigate", "status": "success"}
@@ -306,8 +306,8 @@ def test_stop_text_becomes_the_agent_response():
 def test_suite_lists_the_installed_dataset_and_refuses_bad_site_files(tmp_path):
     from webtraj.execute.site_reset import reset_sites
     from webtraj.execute.suites import ListOptions, get_suite
-    from webtraj.execute.suites.webarena_verified import read_site_urls
     from webtraj.model import InputError
+    from webtraj.suites.webarena_verified.suite import read_site_urls
 
     suite = get_suite("webarena-verified")
     assert len(suite.list_tasks(ListOptions())) == 812

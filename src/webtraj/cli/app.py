@@ -18,6 +18,7 @@ from webtraj.cli import tasks as tasks_cli
 from webtraj.cli import train as train_cli
 from webtraj.cli import view as view_cmd
 from webtraj.cli.common import WebtrajGroup, console, esc, set_debug
+from webtraj.model.suite_registry import add_suite_commands
 
 app = typer.Typer(
     name="webtraj",
@@ -37,6 +38,8 @@ app.add_typer(importers.app, name="import")
 app.add_typer(tasks_cli.app, name="tasks")
 app.add_typer(curate_cli.app, name="curate")
 app.add_typer(export_cli.app, name="export")
+# The commands a suite's package contributes (`webtraj import webarena-verified`, ...).
+add_suite_commands({"import": importers.app, "export": export_cli.app, "eval": eval_cli.app})
 app.command("run")(run_cmd.run)
 app.command("record")(record_cmd.record)
 app.command("explore")(explore_cmd.explore)

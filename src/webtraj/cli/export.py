@@ -8,7 +8,6 @@ import orjson
 import typer
 
 from webtraj.cli.common import console, err_console, esc, fail
-from webtraj.model import InputError
 
 app = typer.Typer(help="Export runs in other tools' formats.\n\nExample: webtraj export "
                   "mind2web runs/demos --out m2w-demos", no_args_is_help=True)
@@ -60,58 +59,3 @@ def mind2web(
     if counts.without_html:
         err_console.print(f"[yellow]warning:[/] {counts.without_html} step(s) were recorded "
                           "without --html: their raw_html is empty", highlight=False)
-
-
-@app.command("webarena-verified")
-def webarena_verified(
-    run: Path = typer.Argument(..., help="Run directory (a webarena-verified run or an "
-                               "imported one)."),
-    out: Path = typer.Option(..., "--out", help="Submission folder to write."),
-    agent: str = typer.Option(None, "--agent", help="Whose trajectories (default: the run's "
-                              "only agent)."),
-) -> None:
-    """Write a run in the WebArena-Verified leaderboard layout: `<task_id>/agent_response.json`
-    and `<task_id>/network.har` (static-asset entries trimmed as the reference trims them),
-    plus `site_urls.json` naming the deployment. One trajectory per task (the first trial
-    without an infrastructure error, else the first).
-
-    Example: webtraj export webarena-verified runs/wav --out submission && webtraj eval
-    webarena-verified --logs submission
-    """
-    from webtraj.evaluate.webarena_verified.submission import write_submission
-    from webtraj.store import RunStore
-
-    try:
-        store = RunStore.open(run)
-    except InputError as exc:
-        raise fail(str(exc)) from None
-    with store:
-        agents = sorted({r.agent for r in store.index.rows()})
-        if agent is None:
-            if len(agents) > 1:
-                raise fail(f"{run}: trajectories of several agents ({', '.join(agents)}); "
-                           "choose one with --agent")
-            agent = agents[0] if agents else ""
-        rows = sorted(store.index.rows(agent=agent),
-                      key=lambda r: (r.task_id, r.error is not None, r.trial))
-        if not rows:
-            raise fail(f"{run}: no trajectory of agent {agent!r}")
-        errors: list[str] = []
-
-        def items():  # type: ignore[no-untyped-def]
-            for row in rows:
-                try:
-                    traj = store.load_trajectory(row.trajectory_id)
-                except InputError as exc:
-                    errors.append(f"{row.trajectory_id}: {exc}")
-                    continue
-                yield traj, store.trajectory_dir(row.trajectory_id)
-
-        result = write_submission(items(), out, dict(store.info.site_urls))
-    for e in errors:
-        err_console.print(f"[yellow]skipped corrupt trajectory:[/] {esc(e)}", highlight=False)
-    for tid, why in result.skipped:
-        err_console.print(f"[yellow]task {esc(tid)}:[/] {esc(why)}", highlight=False)
-    console.print(f"wrote {len(result.written)} task folder(s) to {esc(out)} "
-                  f"({result.dropped_entries} static-asset HAR entries trimmed)",
-                  highlight=False)

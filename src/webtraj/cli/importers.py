@@ -16,7 +16,6 @@ from webtraj.cli.common import command_line, console, err_console, esc, fail, pr
 from webtraj.formats.imported import Imported, ImportLog, WrongFormat
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError, RunInfo
-from webtraj.model.jsonfile import read_json
 from webtraj.store.run_store import DuplicateTrajectoryError, RunStore
 
 app = typer.Typer(help="Import other tools' trajectories into a run.\n\nExample: webtraj "
@@ -254,76 +253,3 @@ def mind2web(
     session.add_all(iter_reference(data, log=session.log, html=html, limit=limit,
                                    screenshots=screenshots))
     session.finish(as_json, data)
-
-
-@app.command("webarena-verified")
-def webarena_verified(
-    dataset: Path = typer.Option(None, "--dataset", help="WebArena-Verified tasks JSON (a "
-                                 "list); default: the installed webarena-verified package's."),
-    logs: Path = typer.Option(..., "--logs", help="Folder of <task_id>/network.har and "
-                              "<task_id>/agent_response.json."),
-    out: Path = typer.Option(..., "--out", help=_OUT_HELP),
-    site_urls: Path = typer.Option(None, "--site-urls", help="JSON mapping sites or "
-                                   "placeholders to base URLs, kept in the run so that "
-                                   "`webtraj eval --run` can score the logs."),
-    agent: str = typer.Option("imported", "--agent", help="Agent name to record."),
-    replace: bool = typer.Option(False, "--replace", help=_REPLACE_HELP),
-    as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
-) -> None:
-    """Import WebArena-Verified agent logs (answer + HAR, no steps), one per log folder.
-
-    Example: webtraj import webarena-verified --dataset d.json --logs L --out runs/wav
-    """
-    from webtraj.formats.webarena_verified import (
-        package_dataset_path,
-        redacted_checks,
-        task_from_obj,
-        trajectory_from_log,
-    )
-
-    try:
-        dataset = dataset if dataset is not None else package_dataset_path()
-        data = read_json(dataset, expect=list, what="tasks")
-    except InputError as exc:
-        raise fail(str(exc)) from None
-    if not logs.is_dir():
-        raise fail(f"{logs}: not a folder")
-    urls = None
-    if site_urls is not None:
-        from webtraj.evaluate.webarena_verified import SiteUrls
-
-        try:  # checked as `webtraj eval webarena-verified` checks it
-            urls = read_json(site_urls, expect=dict, what="site -> base URL")
-            SiteUrls.from_obj(urls, file=str(site_urls))
-        except InputError as exc:
-            raise fail(str(exc)) from None
-        several = [k for k, v in urls.items() if not isinstance(v, str)]
-        if several:
-            raise fail(f"{site_urls}: field '{several[0]}': a run keeps one base URL per site; "
-                       "give a single URL")
-    positions = {str(t.get("task_id")): i for i, t in enumerate(data) if isinstance(t, dict)}
-    session = _Session(out, "webarena-verified", replace=replace, site_urls=urls)
-    files = LocalFiles([logs])
-    folders = sorted((p for p in logs.iterdir() if p.is_dir()),
-                     key=lambda p: (not p.name.isdigit(), int(p.name) if p.name.isdigit()
-                                    else 0, p.name))
-    for folder in folders:
-        pos = positions.get(folder.name)
-        if pos is None:
-            session.log.error(f"no task with id {folder.name} in {dataset}", file=folder)
-            continue
-        try:
-            task = task_from_obj(data[pos], file=dataset, record=pos)
-            item = trajectory_from_log(task, folder, agent=agent, files=files)
-        except InputError as exc:
-            session.log.errors.append(exc)
-            continue
-        lost = redacted_checks(task)
-        if lost:
-            session.log.warn(f"the task checks {', '.join(lost)}, which a run stores "
-                             "redacted: `webtraj eval --run` leaves it unscored; score these "
-                             "logs with `webtraj eval webarena-verified`", file=folder,
-                             record=task.task_id, field="eval")
-        session.add(item)
-    session.finish(as_json, logs)
-

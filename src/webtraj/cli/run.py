@@ -123,9 +123,9 @@ def run(
             options["action_set"] = action_set
         seed_list = ()
         if seeds:
-            from webtraj.suites.miniwob.tasks import parse_seeds
+            from webtraj.execute.suites import parse_setting
 
-            seed_list = parse_seeds(seeds)
+            seed_list = parse_setting("seeds", seeds)
         config = RunConfig(
             suite=suite, tasks_file=str(tasks_file) if tasks_file else None, agent=agent,
             llm=llm, trials=trials, max_steps=max_steps, workers=workers, executor=executor,

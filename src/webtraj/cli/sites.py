@@ -11,6 +11,7 @@ import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
 from webtraj.cli.run_settings import setting
+from webtraj.model.suite_registry import default_suite
 from webtraj.model.task_listing import DEFAULT_PORT_BASE, ListOptions
 
 app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj "
@@ -81,7 +82,7 @@ def list_sites(port_base: int = setting("port_base", model=ListOptions)) -> None
 
 @app.command()
 def tasks(
-    suite: str = typer.Option("booking", help="Task suite: booking | miniwob | "
+    suite: str = typer.Option(default_suite(), help="Task suite: booking | miniwob | "
                               "webarena-verified (`webtraj sites list`)."),
     today: str = setting("today", model=ListOptions),
     seed: int = setting("seed", model=ListOptions),
@@ -107,9 +108,9 @@ def tasks(
         chosen = get_suite(suite)
         seed_list: tuple[int, ...] = ()
         if seeds:
-            from webtraj.suites.miniwob.tasks import parse_seeds
+            from webtraj.execute.suites import parse_setting
 
-            seed_list = parse_seeds(seeds)
+            seed_list = parse_setting("seeds", seeds)
         ids = tuple(t for t in (task_ids or "").split(",") if t)
         items = chosen.list_tasks(ListOptions(today=today, seed=seed, port_base=port_base,
                                               task_ids=ids, seeds=seed_list,

@@ -9,11 +9,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from webtraj.agents.prompt_builder import PromptOptions
+from webtraj.model.suite_registry import outcome_judges
 
-JUDGES = ("rule", "llm", "vlm", "oracle", "miniwob")
 # Judges that are whole evaluators with a per-step success curve of their own (the task has
-# no constraints; the curve is 0 until the task is done, then 1).
-OUTCOME_JUDGES = ("miniwob",)
+# no constraints; the curve is 0 until the task is done, then 1): those the suites contribute
+# (MiniWoB++'s reward), as their registry entries name them.
+OUTCOME_JUDGES = outcome_judges()
+JUDGES = ("rule", "llm", "vlm", "oracle", *OUTCOME_JUDGES)
 
 
 def curve_evaluator(judge: str) -> str:

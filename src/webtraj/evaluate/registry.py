@@ -4,7 +4,10 @@ The built-in evaluators are one static table (`BUILTINS`): each name with its ty
 model and what builds it from that config and the run's `EvalEnv`. Their configs together
 are one discriminated union keyed by `evaluator` (`BuiltinConfig`, as webarena-verified's
 evaluator configs are), so a bad config is an error naming the evaluator and the field
-before anything runs.
+before anything runs. The evaluators a suite's package contributes (MiniWoB++'s reward,
+WebArena-Verified's checks) are built-ins too: the suite registry
+(`webtraj.model.suite_registry`) names their entries by module path, loaded when first asked
+for (`suite_entry`), so this layer imports no suite's package.
 
 Each entry carries the evaluator's metric family (`evaluate.metric_families.Family`: the headline
 metrics summaries show for its scores); `family_of(stored name)` reads it, and
@@ -27,7 +30,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from webtraj.evaluate import case_scorers, miniwob
+from webtraj.evaluate import case_scorers
 from webtraj.evaluate.case_scorers import CaseScorerConfig
 from webtraj.evaluate.constraints import plugin as constraints
 from webtraj.evaluate.constraints.evaluator import ConstraintsOptions
@@ -35,14 +38,11 @@ from webtraj.evaluate.errors import ConfigError
 from webtraj.evaluate.metric_families import GENERIC, Family, base_name
 from webtraj.evaluate.mind2web import evaluator as mind2web
 from webtraj.evaluate.mind2web.evaluator import Mind2WebOptions
-from webtraj.evaluate.miniwob import MiniWoBOptions
 from webtraj.evaluate.outcome import plugin as outcome
 from webtraj.evaluate.outcome import webjudge, webvoyager
 from webtraj.evaluate.outcome.webjudge import WebJudgeOptions
 from webtraj.evaluate.outcome.webvoyager import WebVoyagerOptions
 from webtraj.evaluate.protocol import EvalEnv, Evaluator
-from webtraj.evaluate.webarena_verified import plugin as wav
-from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
 from webtraj.model import Task
 from webtraj.model.errors import InputError, from_validation_error
 from webtraj.model.plugins import (
@@ -53,9 +53,11 @@ from webtraj.model.plugins import (
     options_model_of,
     validate_options,
 )
+from webtraj.model.suite_registry import suite_evaluators
 
 __all__ = ["BUILTINS", "BuiltinConfig", "ConfigError", "Entry", "Registry", "check",
-           "check_task", "create", "family_of", "headline_evaluator", "registry"]
+           "builtin_entries", "check_task", "create", "family_of", "headline_evaluator",
+           "registry", "suite_entry"]
 
 ENTRY_POINT_GROUP = "webtraj.evaluators"
 
@@ -83,9 +85,6 @@ BUILTINS: dict[str, Entry] = {
     **_builtin(ConstraintsOptions, constraints.factory,
                "CSR/SR with a rule, llm, vlm or oracle judge (the constraint-based evaluation "
                "paper)", constraints.FAMILY, "constraints"),
-    **_builtin(MiniWoBOptions, miniwob.factory,
-               "MiniWoB++: the page's own reward (success = raw reward > 0)", miniwob.FAMILY,
-               miniwob.NAME),
     **_builtin(Mind2WebOptions, mind2web.factory,
                "Mind2Web: element accuracy, operation F1, step and task success against the "
                "task's annotated steps", mind2web.FAMILY, mind2web.NAME),
@@ -95,12 +94,6 @@ BUILTINS: dict[str, Entry] = {
     **_builtin(WebJudgeOptions, webjudge.factory,
                "key points, screenshot relevance, verdict (Online-Mind2Web)", outcome.FAMILY,
                "webjudge"),
-    **_builtin(AgentResponseConfig, wav.WavEvaluator,
-               "WebArena-Verified: the agent's final structured answer", wav.FAMILY,
-               "AgentResponseEvaluator"),
-    **_builtin(NetworkEventConfig, wav.WavEvaluator,
-               "WebArena-Verified: a request in the trajectory's HAR", wav.FAMILY,
-               "NetworkEventEvaluator"),
     **{fn.__name__: Entry(fn.__name__, case_scorers.builtin_scorer, CaseScorerConfig,
                           (fn.__doc__ or "").split("\n")[0] + " (Eval cases)")
        for fn in case_scorers.BUILTINS},
@@ -108,10 +101,31 @@ BUILTINS: dict[str, Entry] = {
 
 # Every built-in's config, told apart by its `evaluator` name.
 BuiltinConfig = Annotated[
-    ConstraintsOptions | MiniWoBOptions | Mind2WebOptions | WebVoyagerOptions
-    | WebJudgeOptions | AgentResponseConfig | NetworkEventConfig | CaseScorerConfig,
+    ConstraintsOptions | Mind2WebOptions | WebVoyagerOptions | WebJudgeOptions
+    | CaseScorerConfig,
     Field(discriminator="evaluator")]
 BUILTIN_CONFIG: TypeAdapter[BuiltinConfig] = TypeAdapter(BuiltinConfig)
+
+
+_SUITE_EVALUATORS: dict[str, str] = suite_evaluators()
+_suite_entries: dict[str, Entry] = {}
+
+
+def suite_entry(name: str) -> Entry | None:
+    """The entry a suite's package contributes under `name`, loaded on first use."""
+    spec = _SUITE_EVALUATORS.get(name)
+    if spec is None:
+        return None
+    entry = _suite_entries.get(name)
+    if entry is None:
+        entry = _suite_entries[name] = load_spec(spec, what="evaluator")
+    return entry
+
+
+def builtin_entries() -> dict[str, Entry]:
+    """Every built-in entry: the core table's and those the suites contribute (loaded)."""
+    suites = {name: suite_entry(name) for name in _SUITE_EVALUATORS}
+    return {**BUILTINS, **{k: v for k, v in suites.items() if v is not None}}
 
 
 def _plugin_entry(name: str, target: Any) -> Entry:
@@ -151,26 +165,27 @@ class Registry:
 
     def register_plugin(self, name: str, target: Any) -> Entry:
         """Register a user's evaluator (class or factory) under `name`."""
-        if name in BUILTINS or name in self._plugins:
+        if name in BUILTINS or name in _SUITE_EVALUATORS or name in self._plugins:
             raise ValueError(f"evaluator {name!r} is already registered")
         entry = self._plugins[name] = _plugin_entry(name, target)
         return entry
 
     def names(self) -> list[str]:
-        return sorted({*BUILTINS, *self._plugins})
+        return sorted({*BUILTINS, *_SUITE_EVALUATORS, *self._plugins})
 
     def known(self, name: str) -> Entry | None:
-        """The built-in or registered entry of `name`, loading nothing."""
-        return BUILTINS.get(name) or self._plugins.get(name)
+        """The built-in (a suite's loaded now) or registered entry of `name`; no user's
+        plug-in is loaded."""
+        return BUILTINS.get(name) or suite_entry(name) or self._plugins.get(name)
 
     def __contains__(self, name: str) -> bool:
-        return name in BUILTINS or name in self._plugins
+        return name in BUILTINS or name in _SUITE_EVALUATORS or name in self._plugins
 
     def entry(self, name: str, *, record: str | int | None = None,
               file: str | None = None) -> Entry | None:
         """A built-in or registered entry; else the user's evaluator the name points to
         (spec or entry point), registered now; None when it points to nothing."""
-        known = BUILTINS.get(name) or self._plugins.get(name)
+        known = self.known(name)
         if known is not None:
             return known
         try:
@@ -208,6 +223,9 @@ class Registry:
                 raise ConfigError(exc.message, file=file, record=record,
                                   field=exc.field) from None
         try:
+            if name not in BUILTINS:  # a suite's evaluator: its own config model
+                assert entry.config is not None
+                return entry.config.model_validate(dict(config))
             return BUILTIN_CONFIG.validate_python(dict(config))
         except ValidationError as exc:
             raise _config_error(name, exc, file=file, record=record) from None

@@ -10,12 +10,13 @@ from pydantic import Field
 
 from webtraj.model.base import FrozenModel
 from webtraj.model.exploration import ExplorerPolicy
+from webtraj.model.suite_registry import default_suite
 
 
 class ExploreOptions(FrozenModel):
     """What an exploration does; `webtraj explore` offers each field as an option."""
 
-    suite: str = Field(default="booking", description="Suite whose sites are explored (its "
+    suite: str = Field(default_factory=default_suite, description="Suite whose sites are explored (its "
                        "oracle labels the episodes): booking.")
     episodes: int = Field(default=10, ge=1, description="Episodes to explore (the sites take "
                           "turns).")

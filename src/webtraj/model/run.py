@@ -19,6 +19,7 @@ from webtraj import __version__
 from webtraj.model.base import Document, FrozenModel
 from webtraj.model.command_line import redact_command
 from webtraj.model.run_settings import DefiningSettings, RunConfig
+from webtraj.model.suite_registry import default_suite
 
 __all__ = ["DefiningSettings", "ModelInfo", "RunConfig", "RunDefinition", "RunInfo",
            "SandboxInfo"]
@@ -28,7 +29,7 @@ class SandboxInfo(FrozenModel):
     """The sandbox sites a run serves: their date and seed stay fixed for the life of the run
     (a resumed run sees the same tasks, and the oracle rebuilds the same pages)."""
 
-    suite: str = "booking"
+    suite: str = Field(default_factory=default_suite)
     today: dt.date
     seed: int = 0
 
@@ -173,7 +174,7 @@ def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
         out["site_urls"] = {str(k): str(v) for k, v in urls.items()}
     today = config.pop("today", None)
     if isinstance(today, str) and isinstance(urls, dict):
-        out["sandbox"] = {"suite": config.get("suite") or "booking", "today": today,
+        out["sandbox"] = {"suite": config.get("suite") or default_suite(), "today": today,
                           "seed": int(config.get("seed") or data.get("seed") or 0)}
     elif isinstance(today, str):
         config["today"] = today

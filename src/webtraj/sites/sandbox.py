@@ -1,7 +1,7 @@
 """The sandbox sites: served in a child process, with their tasks and oracle built from the
 same (today, seed, ports) so that evaluation matches what the agent saw. A resumed run serves
 them again on the ports it recorded, when those are free (the booking suite,
-`webtraj.execute.suites.booking`, decides what a run serves)."""
+`webtraj.suites.booking.suite`, decides what a run serves)."""
 
 from __future__ import annotations
 

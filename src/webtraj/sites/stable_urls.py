@@ -15,11 +15,13 @@ STABLE_HOST = "127.0.0.1"
 def stable_origin(task: Task) -> tuple[str, str] | None:
     """(origin the task's site is served on in its run, its stable origin) for a sandbox
     task (its metadata names the site's placeholder); None for any other task."""
+    from webtraj.sites.registry import DEFAULT_PORT_BASE, SITE_CLASSES
+    from webtraj.sites.tasks.common import SUITE
+
     placeholder = task.metadata.get("placeholder")
-    if task.metadata.get("suite") != "booking" or not task.start_url or not isinstance(
+    if task.metadata.get("suite") != SUITE or not task.start_url or not isinstance(
             placeholder, str):
         return None
-    from webtraj.sites.registry import DEFAULT_PORT_BASE, SITE_CLASSES
 
     offsets = {f"__{cls.key.upper()}__": cls.offset for cls in SITE_CLASSES}
     parts = urlsplit(task.start_url)

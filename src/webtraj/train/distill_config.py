@@ -19,6 +19,7 @@ from webtraj.agents.registry import recorded_prompt
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError, from_validation_error
 from webtraj.model.run_settings import run_default
+from webtraj.model.suite_registry import default_suite
 from webtraj.train.config import TrainSettings
 
 DataChoice = Literal["success", "all", "partial"]
@@ -57,7 +58,7 @@ def differences(a: PromptOptions, b: PromptOptions) -> list[str]:
 
 class DistillConfig(FrozenModel):
     out: Path
-    suite: str = "booking"
+    suite: str = Field(default_factory=default_suite)
     task_ids: tuple[str, ...] = ()
     limit: int | None = Field(default=None, ge=1)
     today: str | None = None

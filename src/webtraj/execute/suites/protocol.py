@@ -3,16 +3,17 @@
 A suite lists its tasks, serves the sites they run on for the life of a session (recording
 the site URLs, and a sandbox's date and seed, in the run), names the evaluators its tasks are
 scored by and the one whose success is the run's headline, and the judge curation reads.
-Booking, MiniWoB++, a tasks file and an imported run are suites; code outside
-`webtraj.execute.suites` asks the registry for a run's suite and never tests a suite's name.
+Booking, MiniWoB++, WebArena-Verified, a tasks file and an imported run are suites, each one
+package under `webtraj.suites`; code outside them asks the registry (`webtraj.execute.suites`)
+for a run's suite and never tests a suite's name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from webtraj.browser.config import FormLogin
 from webtraj.browser.page_task import PageTask
@@ -76,6 +77,9 @@ class Suite:
     # True when its sites have an oracle that reads the state an episode reached, so
     # `webtraj explore` can label explored prefixes with constraints it verifies.
     explorable: ClassVar[bool] = False
+    # The syntax of the run settings this suite reads, as a command line writes them: setting
+    # name -> parser of the option's text (MiniWoB++'s `--seeds 0-9`).
+    setting_syntax: ClassVar[Mapping[str, Callable[[str], Any]]] = {}
 
     # -- tasks -------------------------------------------------------------------------------
 

@@ -11,6 +11,10 @@ from webtraj.model.action import Action, ActionKind, ElementTarget
 from webtraj.model.task import MADE_SELECTION, Constraint, ConstraintType, Difficulty, Task
 from webtraj.sites.common.dates import long_date
 
+# The suite the sandbox sites' tasks belong to (`metadata.suite`), as the suite registry
+# names it (`webtraj.model.suite_registry`).
+SUITE = "booking"
+
 # Constraint counts per task: means 4.0 / 5.5 / 7.4 (BookingArena: 3.95 / 5.45 / 7.30).
 SIZES = {Difficulty.EASY: (3, 4, 4, 4, 4, 4, 4, 5),
          Difficulty.MEDIUM: (5, 5, 5, 5, 6, 6, 6, 6),
@@ -129,7 +133,7 @@ def make_task(*, site: str, index: int, difficulty: Difficulty, intent: str, sta
         evaluators=(*evaluators, ORACLE_EVAL),
         # The flights site is client-rendered: its state travels in XHR calls, not page loads,
         # so its network checks must not be limited to the last navigation.
-        metadata={"suite": "booking", "placeholder": placeholder,
+        metadata={"suite": SUITE, "placeholder": placeholder,
                   "task_type": "RETRIEVE" if site == "flights" else "NAVIGATE",
                   "sets": {k: v for k, v in draft.sets.items() if k in names}})
 

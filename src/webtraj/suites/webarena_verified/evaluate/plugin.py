@@ -13,14 +13,15 @@ from urllib.parse import urlsplit
 
 from webtraj.evaluate.metric_families import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
-from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
-from webtraj.evaluate.webarena_verified.context import TaskContext
-from webtraj.evaluate.webarena_verified.network import NetworkEventEvaluator
-from webtraj.evaluate.webarena_verified.response import AgentResponseEvaluator
-from webtraj.evaluate.webarena_verified.runner import task_type_of
-from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
+from webtraj.evaluate.registry import Entry
 from webtraj.formats.har_reader import HarEntry
 from webtraj.model import InputError, Score, Trajectory
+from webtraj.suites.webarena_verified.evaluate.config import AgentResponseConfig, NetworkEventConfig
+from webtraj.suites.webarena_verified.evaluate.context import TaskContext
+from webtraj.suites.webarena_verified.evaluate.network import NetworkEventEvaluator
+from webtraj.suites.webarena_verified.evaluate.response import AgentResponseEvaluator
+from webtraj.suites.webarena_verified.evaluate.runner import task_type_of
+from webtraj.suites.webarena_verified.evaluate.sites import SiteUrls, site_key
 
 
 class WavEvaluator(SyncEvaluator):
@@ -123,3 +124,10 @@ FAMILY = Family(
                help="share of episodes where every check of the task passed"),
         Metric(key="check_pass", label="check pass", source="success",
                help="share of scored checks that passed")))
+
+# The evaluators' registry entries, contributed to `evaluate.registry` through the suite
+# registry (`webtraj.model.suite_registry`).
+AGENT_RESPONSE = Entry("AgentResponseEvaluator", WavEvaluator, AgentResponseConfig,
+                       "WebArena-Verified: the agent's final structured answer", FAMILY)
+NETWORK_EVENT = Entry("NetworkEventEvaluator", WavEvaluator, NetworkEventConfig,
+                      "WebArena-Verified: a request in the trajectory's HAR", FAMILY)

@@ -12,18 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from webtraj.evaluate.webarena_verified.config import AgentResponseConfig, NetworkEventConfig
-from webtraj.evaluate.webarena_verified.context import TaskContext
-from webtraj.evaluate.webarena_verified.events import scan_events
-from webtraj.evaluate.webarena_verified.network import NetworkEventEvaluator
-from webtraj.evaluate.webarena_verified.response import AgentResponseEvaluator
-from webtraj.evaluate.webarena_verified.result import Status, Verdict
-from webtraj.evaluate.webarena_verified.sites import SiteUrls, site_key
 from webtraj.formats.har_reader import load_trace
 from webtraj.formats.local_files import LocalFiles
-from webtraj.formats.webarena_verified import read_log_dir, task_from_obj
 from webtraj.model import InputError
 from webtraj.model.errors import from_validation_error
+from webtraj.suites.webarena_verified.evaluate.config import AgentResponseConfig, NetworkEventConfig
+from webtraj.suites.webarena_verified.evaluate.context import TaskContext
+from webtraj.suites.webarena_verified.evaluate.events import scan_events
+from webtraj.suites.webarena_verified.evaluate.network import NetworkEventEvaluator
+from webtraj.suites.webarena_verified.evaluate.response import AgentResponseEvaluator
+from webtraj.suites.webarena_verified.evaluate.result import Status, Verdict
+from webtraj.suites.webarena_verified.evaluate.sites import SiteUrls, site_key
+from webtraj.suites.webarena_verified.logs import read_log_dir, task_from_obj
 
 CONFIGS: dict[str, type[BaseModel]] = {
     "AgentResponseEvaluator": AgentResponseConfig,

@@ -13,16 +13,16 @@ import re
 from functools import partial
 from typing import Any
 
-from webtraj.evaluate.webarena_verified.compare import compare
-from webtraj.evaluate.webarena_verified.config import NetworkEventConfig
-from webtraj.evaluate.webarena_verified.context import TaskContext
-from webtraj.evaluate.webarena_verified.events import NetworkEvent
-from webtraj.evaluate.webarena_verified.jsonpath import extract, is_path_key
-from webtraj.evaluate.webarena_verified.result import Assertion, Status, Verdict
-from webtraj.evaluate.webarena_verified.schema import normalize, single
-from webtraj.evaluate.webarena_verified.urls import Url
 from webtraj.formats.har_reader import body_not_recorded
 from webtraj.model.redact import REDACTED
+from webtraj.suites.webarena_verified.evaluate.compare import compare
+from webtraj.suites.webarena_verified.evaluate.config import NetworkEventConfig
+from webtraj.suites.webarena_verified.evaluate.context import TaskContext
+from webtraj.suites.webarena_verified.evaluate.events import NetworkEvent
+from webtraj.suites.webarena_verified.evaluate.jsonpath import extract, is_path_key
+from webtraj.suites.webarena_verified.evaluate.result import Assertion, Status, Verdict
+from webtraj.suites.webarena_verified.evaluate.schema import normalize, single
+from webtraj.suites.webarena_verified.evaluate.urls import Url
 
 NAME = "NetworkEventEvaluator"
 

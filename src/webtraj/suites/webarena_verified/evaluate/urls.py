@@ -19,8 +19,8 @@ from urllib.parse import parse_qs, unquote, urlparse, urlunparse
 
 from url_normalize import url_normalize
 
-from webtraj.evaluate.webarena_verified.text import is_pattern
-from webtraj.evaluate.webarena_verified.values import Value
+from webtraj.suites.webarena_verified.evaluate.text import is_pattern
+from webtraj.suites.webarena_verified.evaluate.values import Value
 
 _B64_SEGMENT = re.compile(r"^[A-Za-z0-9_-]{4,}={0,2}$")
 Query = Mapping[str, Any]

@@ -14,7 +14,7 @@ import re
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from webtraj.evaluate.webarena_verified.text import Derender, fold_text, is_pattern
+from webtraj.suites.webarena_verified.evaluate.text import Derender, fold_text, is_pattern
 
 
 class Value:

@@ -12,7 +12,7 @@ from decimal import ROUND_FLOOR, Decimal
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from webtraj.evaluate.webarena_verified.values import Value
+from webtraj.suites.webarena_verified.evaluate.values import Value
 
 
 class Currency(Value):

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from webtraj.evaluate.webarena_verified.text import is_pattern
+from webtraj.suites.webarena_verified.evaluate.text import is_pattern
 
 
 def is_path_key(key: str) -> bool:

@@ -14,12 +14,12 @@ import re
 from contextlib import suppress
 from typing import Any
 
-from webtraj.evaluate.webarena_verified.compare import compare, show
-from webtraj.evaluate.webarena_verified.config import AgentResponseConfig
-from webtraj.evaluate.webarena_verified.context import TaskContext
-from webtraj.evaluate.webarena_verified.result import Assertion, Verdict
-from webtraj.evaluate.webarena_verified.schema import normalize_items
-from webtraj.evaluate.webarena_verified.values import Text, Value
+from webtraj.suites.webarena_verified.evaluate.compare import compare, show
+from webtraj.suites.webarena_verified.evaluate.config import AgentResponseConfig
+from webtraj.suites.webarena_verified.evaluate.context import TaskContext
+from webtraj.suites.webarena_verified.evaluate.result import Assertion, Verdict
+from webtraj.suites.webarena_verified.evaluate.schema import normalize_items
+from webtraj.suites.webarena_verified.evaluate.values import Text, Value
 
 NAME = "AgentResponseEvaluator"
 _FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)\n?```", re.DOTALL)

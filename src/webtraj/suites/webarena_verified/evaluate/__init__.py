@@ -5,13 +5,13 @@ docs/evaluating.md ("WebArena-Verified evaluation") for where webtraj
 deliberately differs.
 """
 
-from webtraj.evaluate.webarena_verified.result import Assertion, Status, Verdict
-from webtraj.evaluate.webarena_verified.runner import (
+from webtraj.suites.webarena_verified.evaluate.result import Assertion, Status, Verdict
+from webtraj.suites.webarena_verified.evaluate.runner import (
     TaskVerdict,
     evaluate_log_dir,
     evaluate_task,
 )
-from webtraj.evaluate.webarena_verified.sites import SiteUrls
+from webtraj.suites.webarena_verified.evaluate.sites import SiteUrls
 
 __all__ = ["Assertion", "SiteUrls", "Status", "TaskVerdict", "Verdict", "evaluate_log_dir",
            "evaluate_task"]

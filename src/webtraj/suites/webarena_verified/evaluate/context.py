@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any
 
-from webtraj.evaluate.webarena_verified.events import NetworkEvent
-from webtraj.evaluate.webarena_verified.sites import SiteUrls
+from webtraj.suites.webarena_verified.evaluate.events import NetworkEvent
+from webtraj.suites.webarena_verified.evaluate.sites import SiteUrls
 
 
 @dataclass

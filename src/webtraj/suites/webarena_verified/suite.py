@@ -14,12 +14,12 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from webtraj.browser.config import FormLogin
-from webtraj.evaluate.webarena_verified.sites import SiteUrls, placeholder, site_key
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession, session_urls
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.jsonfile import read_json
 from webtraj.model.run import RunConfig
 from webtraj.store import RunStore
+from webtraj.suites.webarena_verified.evaluate.sites import SiteUrls, placeholder, site_key
 
 EVALUATORS = ("AgentResponseEvaluator", "NetworkEventEvaluator")
 
@@ -148,7 +148,7 @@ class WebArenaVerifiedSuite(Suite):
     headline = ()
 
     def list_tasks(self, options: ListOptions) -> list[Task]:
-        from webtraj.formats.webarena_verified import package_tasks
+        from webtraj.suites.webarena_verified.logs import package_tasks
 
         return package_tasks(options.subset or "full")
 
@@ -196,7 +196,7 @@ class WebArenaVerifiedSuite(Suite):
     def finish(self, trajectory: Trajectory) -> Trajectory:
         """The agent's final answer as the agent response JSON the evaluators and the
         leaderboard read; the stop text as written stays in `metadata.stop_text`."""
-        from webtraj.formats.webarena_verified import agent_response_obj
+        from webtraj.suites.webarena_verified.logs import agent_response_obj
 
         if trajectory.answer is None and trajectory.error is not None:
             return trajectory

@@ -17,10 +17,10 @@ from typing import Any
 
 import orjson
 
-from webtraj.evaluate.webarena_verified.events import is_static_url
 from webtraj.model import InputError, Trajectory
 from webtraj.store.atomic import write_bytes_atomic
 from webtraj.store.files import read_artifact
+from webtraj.suites.webarena_verified.evaluate.events import is_static_url
 
 SITE_URLS_FILE = "site_urls.json"
 _SENSITIVE = re.compile(r"^authorization$|^x-api-key$|^x-auth-token$|^x-api-secret$|auth|"

@@ -11,15 +11,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from webtraj.evaluate.webarena_verified.measures import (
+from webtraj.suites.webarena_verified.evaluate.measures import (
     Coordinates,
     Currency,
     Distance,
     Duration,
     LocationName,
 )
-from webtraj.evaluate.webarena_verified.urls import Url
-from webtraj.evaluate.webarena_verified.values import (
+from webtraj.suites.webarena_verified.evaluate.urls import Url
+from webtraj.suites.webarena_verified.evaluate.values import (
     Base64Text,
     Boolean,
     Date,

@@ -13,6 +13,7 @@ from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession, se
 from webtraj.model import InputError, Task
 from webtraj.model.run import RunConfig, SandboxInfo
 from webtraj.sites.sandbox import Sandbox, reachable_sandbox_host, rebase_task
+from webtraj.sites.tasks.common import SUITE
 from webtraj.store import RunStore
 
 
@@ -32,7 +33,7 @@ def _date(text: str | None, what: str) -> dt.date:
 
 
 class BookingSuite(Suite):
-    name = "booking"
+    name = SUITE
     summary = "120 tasks on the five sandbox sites served on loopback"
     evaluators = ("NetworkEventEvaluator", "constraints")
     headline = ("constraints",)

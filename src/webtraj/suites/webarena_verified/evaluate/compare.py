@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webtraj.evaluate.webarena_verified.result import Assertion
-from webtraj.evaluate.webarena_verified.values import Value
+from webtraj.suites.webarena_verified.evaluate.result import Assertion
+from webtraj.suites.webarena_verified.evaluate.values import Value
 
 
 def show(value: Any) -> str:

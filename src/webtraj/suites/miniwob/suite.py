@@ -4,7 +4,7 @@ names (`click-button`) or instance ids (`miniwob/click-button/3`); `--seeds` the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from typing import Any, ClassVar
 
@@ -69,12 +69,19 @@ def selection(task_ids: Sequence[str], seeds: Sequence[int]
     return tuple(dict.fromkeys(names)), tuple(chosen), instances
 
 
+def _parse_seeds(text: str) -> tuple[int, ...]:
+    from webtraj.suites.miniwob.tasks import parse_seeds
+
+    return parse_seeds(text)
+
+
 class MiniWoBSuite(Suite):
     name = SITE
     summary = "MiniWoB++ task pages served on loopback, scored by the page's own reward"
     evaluators = ("miniwob",)
     headline = ("miniwob",)
     site_keys: ClassVar[frozenset[str]] = frozenset({SITE})
+    setting_syntax: ClassVar[Mapping[str, Callable[[str], Any]]] = {"seeds": _parse_seeds}
 
     def _instances(self, base_url: str, task_ids: Sequence[str], seeds: Sequence[int], *,
                    read_pages: bool) -> tuple[list[Task], list[str], list[str]]:

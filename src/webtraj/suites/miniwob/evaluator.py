@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from webtraj.evaluate.metric_families import Family, Metric
 from webtraj.evaluate.protocol import EvalEnv, SyncEvaluator
+from webtraj.evaluate.registry import Entry
 from webtraj.formats.har_reader import parse_trace
 from webtraj.model import InputError, Score, Trajectory
 from webtraj.store.files import read_artifact
@@ -149,3 +150,8 @@ FAMILY = Family(name="miniwob", label="MiniWoB++", order=20,
            help="share of scored episodes with a raw reward > 0"),
     Metric(key="reward", label="reward", source="detail", detail="reward",
            help="mean time-discounted reward the page gave (episodes it gave one)")))
+
+# The evaluator's registry entry, contributed to `evaluate.registry` through the suite
+# registry (`webtraj.model.suite_registry`).
+ENTRY = Entry(NAME, factory, MiniWoBOptions,
+              "MiniWoB++: the page's own reward (success = raw reward > 0)", FAMILY)

@@ -1,0 +1,1 @@
+"""An imported run as a suite (`suite.ImportedSuite`)."""

@@ -1,0 +1,1 @@
+"""A tasks file as a suite (`suite.TasksFileSuite`)."""

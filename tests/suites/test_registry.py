@@ -1,6 +1,8 @@
 """A suite is a type, not a name (issue 28, point 1): every suite with tasks lists them with
 `webtraj sites tasks`, a file of a suite's tasks is served by that suite, curation's judge
-comes from the run's suite, and no code outside the registry tests a suite's name."""
+comes from the run's suite, and no code outside the registry tests a suite's name. A
+benchmark is one package (issue 40, point 1): outside the suites' packages and the registry,
+no code names a suite at all, not even as a default (`suite: str = "booking"`)."""
 
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ import webtraj
 from webtraj.store import RunStore
 
 SRC = Path(webtraj.__file__).parent
-# The registry, and the suites' own packages (the sandbox sites, MiniWoB++).
-OWNERS = ("execute/suites/", "sites/", "suites/")
-SUITE_NAMES = {"booking", "miniwob"}
+# The registry, and the suites' own packages (the sandbox sites the booking suite serves).
+OWNERS = ("model/suite_registry.py", "sites/", "suites/")
+SUITE_NAMES = {"booking", "miniwob", "webarena-verified"}
 
 
 def _literals(node: ast.AST) -> set[str]:
@@ -46,6 +48,42 @@ def test_no_code_outside_the_registry_branches_on_a_suite_name():
             if names & SUITE_NAMES:
                 found.append(f"{rel}:{node.lineno}")
     assert not found, f"suite names tested outside the registry: {found}"
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                          | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+
+
+def test_the_core_names_no_suite_not_even_as_a_default():
+    """Any string that is a suite's name, outside a docstring: a default (`suite: str =
+    "booking"`, `Option("booking")`), a fallback (`.get("suite") or "booking"`), a value
+    (`RunConfig(suite="booking")`), a command's name (`"webarena-verified"`). The default
+    suite is the registry's first entry (`model.suite_registry.default_suite`)."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if rel.startswith(OWNERS):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        found += [f"{rel}:{node.lineno} {node.value!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and node.value in SUITE_NAMES
+                  and id(node) not in docs]
+    assert not found, f"suites named outside their packages and the registry: {found}"
+
+
+def test_the_checks_see_a_default():
+    """The check above catches the forms the core used to write."""
+    for code in ('class S:\n    suite: str = "booking"\n',
+                 'x = config.get("suite") or "booking"\n',
+                 'def f(suite="miniwob"): pass\n'):
+        tree = ast.parse(code)
+        assert any(isinstance(n, ast.Constant) and n.value in SUITE_NAMES
+                   and id(n) not in _docstrings(tree) for n in ast.walk(tree)), code
 
 
 def test_unknown_suite_is_a_clear_error(tmp_path):

@@ -16,8 +16,8 @@ from webtraj.model.suite_registry import default_suite
 class ExploreOptions(FrozenModel):
     """What an exploration does; `webtraj explore` offers each field as an option."""
 
-    suite: str = Field(default_factory=default_suite, description="Suite whose sites are explored (its "
-                       "oracle labels the episodes): booking.")
+    suite: str = Field(default_factory=default_suite, description="Suite whose sites are "
+                       "explored (its oracle labels the episodes): booking.")
     episodes: int = Field(default=10, ge=1, description="Episodes to explore (the sites take "
                           "turns).")
     sites: tuple[str, ...] = Field(default=(), description="Comma-separated sandbox sites "

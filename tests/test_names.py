@@ -52,6 +52,15 @@ RENAMED: dict[str, str] = {
     "webtraj.store.summary": "webtraj.store.summary_tables",
     "webtraj.report.summary": "webtraj.report.run_summary",
     "webtraj.dom.summary": "webtraj.dom.interactive_elements",
+    # A benchmark is one package (issue 40, point 1).
+    "webtraj.evaluate.miniwob": "webtraj.suites.miniwob.evaluator",
+    "webtraj.execute.suites.miniwob": "webtraj.suites.miniwob.suite",
+    "webtraj.execute.suites.booking": "webtraj.suites.booking.suite",
+    "webtraj.execute.suites.webarena_verified": "webtraj.suites.webarena_verified.suite",
+    "webtraj.evaluate.webarena_verified": "webtraj.suites.webarena_verified.evaluate",
+    "webtraj.formats.webarena_verified": "webtraj.suites.webarena_verified.logs",
+    "webtraj.execute.suites.tasks_file": "webtraj.suites.tasks_file.suite",
+    "webtraj.execute.suites.imported": "webtraj.suites.imported.suite",
 }
 
 

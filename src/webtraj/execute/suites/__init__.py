@@ -30,6 +30,9 @@ def _load(spec: str, name: str) -> Suite:
     if not isinstance(suite, Suite):
         raise InputError(f"suite {name!r} ({spec}) is not a webtraj.execute.suites.Suite",
                          field="suite")
+    if getattr(suite, "name", None) != name:  # runs record the name; it must find the suite
+        raise InputError(f"suite {name!r} ({spec}) calls itself "
+                         f"{getattr(suite, 'name', None)!r}", field="suite")
     return suite
 
 

@@ -20,7 +20,7 @@ from typing import ClassVar
 from webtraj.evaluate.protocol import SyncEvaluator
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession, session_urls
 from webtraj.model import Score, Task, Trajectory
-from webtraj.model.action import parse_action
+from webtraj.model.action_text import parse_action
 from webtraj.model.run import RunConfig
 from webtraj.store import RunStore
 

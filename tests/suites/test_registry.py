@@ -155,3 +155,20 @@ def test_curation_judge_comes_from_the_runs_suite():
     ]
     for info, suite, judge in cases:
         assert (suite_of_run(info).name, default_judge(info)) == (suite, judge), info
+
+
+def test_the_default_suite_and_a_suites_syntax_come_from_the_registry():
+    import datetime as dt
+
+    from webtraj.execute.suites import named_suites, parse_setting
+    from webtraj.model import InputError
+    from webtraj.model.run import SandboxInfo
+    from webtraj.model.suite_registry import default_suite
+
+    assert default_suite() == named_suites()[0].name == "booking"
+    assert SandboxInfo(today=dt.date(2026, 1, 15)).suite == default_suite()
+    # MiniWoB++'s seed syntax, which the CLI asks the registry for (`--seeds 0-2,5`).
+    assert parse_setting("seeds", "0-2,5") == (0, 1, 2, 5)
+    with pytest.raises(InputError, match="bad seed range"):
+        parse_setting("seeds", "2-1")
+    assert parse_setting("no-suite-reads-this", "as is") == "as is"

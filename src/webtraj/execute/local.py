@@ -1,9 +1,14 @@
 """The local executor: N worker processes, each with its own browser running up to
 `episodes_per_worker` episodes at once.
 
-The parent hands out episodes and writes results. A worker whose episode runs past its timeout
-(plus a grace period) is killed and replaced; a worker that dies loses only its episode, which
-is recorded as an error, and the run goes on."""
+The parent hands out episodes and writes results. Each worker is sent one episode more than it
+runs at once (`QUEUED`): it starts that one as soon as a running one ends, instead of waiting
+for the parent to store the trajectory and send the next; the parent counts an episode as
+started (its timeout, `on_start`) when the worker has a free place for it.
+
+A worker whose episode runs past its timeout (plus a grace period) is killed and replaced; a
+worker that dies loses only its episodes, which are recorded as errors (one it held but had
+not started goes to the next worker), and the run goes on."""
 
 from __future__ import annotations
 
@@ -18,14 +23,18 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from webtraj.execute.episode import EpisodeSpec, episode_artifacts, error_trajectory
-from webtraj.execute.worker import WorkerConfig, process_main
+from webtraj.execute.worker import WorkerConfig
+from webtraj.execute.worker_process import main as worker_main
 from webtraj.model.trajectory import Termination, Trajectory
 from webtraj.model.wire import to_wire
-from webtraj.runtime.children import die_with_parent
+from webtraj.runtime.children import main_module_hidden
 
 # Time a worker gets beyond the episode's own timeout to wind down (close the context, write
 # the HAR) before it is killed.
 GRACE_S = 20.0
+
+# Episodes a worker holds beyond those it runs (started as soon as one of those ends).
+QUEUED = 1
 
 # The episode's trajectory and its artifacts (file name -> content or a file to copy).
 Artifacts = Mapping[str, bytes | Path]
@@ -39,6 +48,8 @@ class _Slot:
     conn: Connection
     # Episodes the worker is running: trajectory id -> (spec, start time).
     running: dict[str, tuple[EpisodeSpec, float]] = field(default_factory=dict)
+    # Episodes sent to the worker that wait there for a free place, in the order sent.
+    queued: deque[EpisodeSpec] = field(default_factory=deque)
 
 
 class LocalExecutor:
@@ -49,10 +60,12 @@ class LocalExecutor:
 
     def _spawn(self) -> _Slot:
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main,
-                                 args=(os.getpid(), child, to_wire(self.config)),
+        proc = self._ctx.Process(target=worker_main,
+                                 args=(os.getpid(), child, to_wire(self.config),
+                                       self.config.downloads_in_flight()),
                                  daemon=True)
-        proc.start()
+        with main_module_hidden():  # the child imports only what a worker needs
+            proc.start()
         child.close()
         return _Slot(proc=proc, conn=parent)
 
@@ -65,24 +78,35 @@ class LocalExecutor:
         slots = [self._spawn() for _ in range(min(self.workers, -(-len(pending) // per_worker)))]
         try:
             while pending or any(s.running for s in slots):
-                for slot in slots:
-                    while len(slot.running) < per_worker and pending:
-                        spec = pending.popleft()
-                        slot.running[spec.trajectory_id] = (spec, time.monotonic())
-                        slot.conn.send(spec.model_dump_json())
-                        if on_start:
-                            on_start(spec, slot.proc.pid)
+                # Every worker's free places first, then one more each to hold.
+                for limit in (per_worker, per_worker + QUEUED):
+                    for slot in slots:
+                        while len(slot.running) + len(slot.queued) < limit and pending:
+                            spec = pending.popleft()
+                            slot.conn.send(spec.model_dump_json())
+                            slot.queued.append(spec)
+                        self._start_queued(slot, on_start)
                 busy = [s for s in slots if s.running]
                 ready = wait([s.conn for s in busy] + [s.proc.sentinel for s in busy],
                              timeout=0.5)
                 for i, slot in enumerate(slots):
                     if slot.conn in ready:
                         self._receive(slot, on_result)
+                        self._start_queued(slot, on_start)
                     if slot.running and self._lost(slot, ready, on_result):
+                        pending.extendleft(reversed(slot.queued))  # never started: again
                         slots[i] = self._spawn()
         finally:
             for slot in slots:
                 self._retire(slot, polite=True)
+
+    def _start_queued(self, slot: _Slot, on_start: OnStart | None) -> None:
+        """The worker starts its queued episodes, in order, as places free up."""
+        while slot.queued and len(slot.running) < self.config.episodes_per_worker:
+            spec = slot.queued.popleft()
+            slot.running[spec.trajectory_id] = (spec, time.monotonic())
+            if on_start:
+                on_start(spec, slot.proc.pid)
 
     def _receive(self, slot: _Slot, on_result: OnResult) -> None:
         """Hand on every trajectory the worker has sent."""
@@ -130,8 +154,3 @@ class LocalExecutor:
         slot.proc.join(timeout=5)
         slot.conn.close()
 
-
-def _worker_main(parent_pid: int, conn: Connection, config_json: bytes) -> None:
-    """A worker that the kernel kills if the run dies (its browser goes with its driver)."""
-    die_with_parent(parent_pid)
-    process_main(conn, config_json)

@@ -6,7 +6,9 @@ the local and Ray executors so both run episodes the same way."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import Browser, Playwright, async_playwright
 from pydantic import Field
@@ -37,14 +39,24 @@ class WorkerConfig(FrozenModel):
         """The episode's scratch folder (artifacts and journals until the store takes them)."""
         return Path(self.scratch) / spec.trajectory_id
 
+    def downloads_in_flight(self) -> str:
+        """Where the worker's browser keeps downloads in flight (in the scratch too; each
+        then moves to its episode's folder)."""
+        return str(Path(self.scratch) / "downloading")
+
 
 class EpisodeWorker:
     """Keeps one browser open across episodes and relaunches it if it dies; each episode
     running at the same time gets an agent of its own (agents keep per-episode state; their
     model usage comes with each decision, `AgentDecision.usage`)."""
 
-    def __init__(self, config: WorkerConfig, agent: Agent | None = None) -> None:
+    def __init__(self, config: WorkerConfig, agent: Agent | None = None,
+                 launched: asyncio.Future[tuple[Any, Any]] | None = None) -> None:
         self.config = config
+        # A browser launched before this worker was made (worker_process.py): Playwright and
+        # the browser, taken by the first episode; one that failed to launch is launched
+        # again here, where its error reaches the episode.
+        self._launched = launched
         # An agent object is given only in-process (webtraj.execute.inprocess), which runs one
         # episode at a time; workers in other processes build theirs from the spec string and
         # options, one per concurrent episode.
@@ -60,12 +72,15 @@ class EpisodeWorker:
 
     async def _ensure_browser(self) -> Browser:
         async with self._launching:
+            if self._launched is not None:
+                launched, self._launched = self._launched, None
+                with contextlib.suppress(Exception):
+                    self._pw, self._browser = await launched
             if self._pw is None:
                 self._pw = await async_playwright().start()
             if self._browser is None or not self._browser.is_connected():
-                # Downloads in flight stay in the scratch too (then move to the episode's).
                 self._browser = await launch_chromium(
-                    self._pw, downloads_path=str(Path(self.config.scratch) / "downloading"))
+                    self._pw, downloads_path=self.config.downloads_in_flight())
             return self._browser
 
     async def run(self, spec: EpisodeSpec) -> Trajectory:
@@ -82,33 +97,38 @@ class EpisodeWorker:
         return await run_episode(browser, agent, spec, workdir, env_config=self.config.env)
 
     async def close(self) -> None:
+        if self._launched is not None:  # never taken: no episode came
+            launched, self._launched = self._launched, None
+            with contextlib.suppress(Exception):
+                self._pw, self._browser = await launched
         if self._browser is not None:
             await self._browser.close()
         if self._pw is not None:
             await self._pw.stop()
 
 
-def process_main(conn, config_json: bytes) -> None:
-    """Entry point of a local worker process: receive specs (the parent never sends more than
-    `episodes_per_worker` at once), send back trajectories as their episodes end. The
+async def serve(conn, config_json: bytes,
+                launched: asyncio.Future[tuple[Any, Any]] | None = None) -> None:
+    """A local worker process's loop (worker_process.py starts it): receive specs, run up to
+    `episodes_per_worker` of them at once in the order received (the parent sends one more,
+    which waits for a place: local.QUEUED), send back trajectories as their episodes end. The
     configuration comes by `model.wire` (its accounts' passwords in clear)."""
-    asyncio.run(_serve(conn, from_wire(WorkerConfig, config_json)))
-
-
-async def _serve(conn, config: WorkerConfig) -> None:
+    config = from_wire(WorkerConfig, config_json)
     loop = asyncio.get_running_loop()
-    worker = EpisodeWorker(config)
+    worker = EpisodeWorker(config, launched=launched)
     running: set[asyncio.Task[None]] = set()
+    places = asyncio.Semaphore(config.episodes_per_worker)
 
     async def one(spec: EpisodeSpec) -> None:
-        try:
-            traj = await worker.run(spec)
-        except Exception as exc:  # the episode could not start (browser, scratch folder)
-            # or died: this episode only, and the parent always hears of it.
-            traj = error_trajectory(spec, Termination.ERROR,
-                                    f"episode could not run: {type(exc).__name__}: {exc}",
-                                    config.workdir(spec))
-        conn.send(traj.model_dump_json())
+        async with places:
+            try:
+                traj = await worker.run(spec)
+            except Exception as exc:  # the episode could not start (browser, scratch
+                # folder) or died: this episode only, and the parent always hears of it.
+                traj = error_trajectory(spec, Termination.ERROR,
+                                        f"episode could not run: {type(exc).__name__}: {exc}",
+                                        config.workdir(spec))
+            conn.send(traj.model_dump_json())
 
     try:
         while True:

@@ -86,6 +86,7 @@ class TreeCPU:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.seen: dict[tuple[int, float], float] = {}
+        self.kinds: dict[tuple[int, float], str] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
@@ -98,8 +99,11 @@ class TreeCPU:
                 break
             for proc in procs:
                 try:
+                    key = (proc.pid, proc.create_time())
+                    if key not in self.kinds:
+                        self.kinds[key] = process_kind(proc.cmdline())
                     t = proc.cpu_times()
-                    self.seen[(proc.pid, proc.create_time())] = t.user + t.system
+                    self.seen[key] = t.user + t.system
                 except psutil.Error:
                     pass
             self._stop.wait(0.1)
@@ -109,6 +113,30 @@ class TreeCPU:
         self._thread.join()
         return sum(self.seen.values())
 
+    def by_kind(self) -> dict[str, float]:
+        """The sampled CPU seconds per kind of process (`process_kind`)."""
+        out: dict[str, float] = {}
+        for key, cpu in self.seen.items():
+            out[self.kinds[key]] = out.get(self.kinds[key], 0.0) + cpu
+        return out
+
+
+def process_kind(cmdline: list[str]) -> str:
+    """What a process of a run is: Chromium's browser, renderers, GPU or utility process,
+    Playwright's driver, a worker, the run's own process, the MiniWoB++ server."""
+    line = " ".join(cmdline)
+    if "chromium" in line:
+        kind = next((t for t in ("renderer", "gpu-process", "utility", "zygote")
+                     if f"--type={t}" in line), "browser")
+        return f"chromium {kind}"
+    if "playwright" in line and "driver" in line or cmdline[:1] and "node" in cmdline[0]:
+        return "playwright driver"
+    if "webtraj.suites.miniwob" in line:
+        return "miniwob server"
+    if "multiprocessing" in line:
+        return "worker or helper (python)"
+    return "run's own process (python)" if cmdline else "exited"
+
 
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -116,9 +144,10 @@ def _children_cpu() -> float:
 
 
 def _measured(cmd: list[str], env: dict[str, str] | None = None
-              ) -> tuple[subprocess.CompletedProcess, float, float]:
+              ) -> tuple[subprocess.CompletedProcess, float, float, dict[str, float]]:
     """Run `cmd`: its result, wall seconds, CPU seconds of its whole process tree (the larger
-    of the sampled tree and the kernel's count of reaped children)."""
+    of the sampled tree and the kernel's count of reaped children), and the sampled CPU
+    seconds by kind of process."""
     cpu0, t0 = _children_cpu(), time.time()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -126,7 +155,7 @@ def _measured(cmd: list[str], env: dict[str, str] | None = None
     out, err = proc.communicate()
     wall = time.time() - t0
     cpu = max(tree.stop(), _children_cpu() - cpu0)
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), wall, cpu
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), wall, cpu, tree.by_kind()
 
 
 def _load() -> str:
@@ -166,7 +195,7 @@ def _read_run(out: Path) -> dict[str, object]:
 def run_webtraj(src: Path, scratch: Path, label: str) -> dict[str, object]:
     out = scratch / f"{label}-{time.monotonic_ns()}"
     t0 = time.time()
-    proc, wall, cpu = _measured(_webtraj_cmd(out, SEEDS), _env(src))
+    proc, wall, cpu, kinds = _measured(_webtraj_cmd(out, SEEDS), _env(src))
     if proc.returncode != 0:
         raise SystemExit(f"{label}: webtraj run failed:\n{proc.stdout[-2000:]}"
                          f"{proc.stderr[-2000:]}")
@@ -174,7 +203,7 @@ def run_webtraj(src: Path, scratch: Path, label: str) -> dict[str, object]:
     return {"wall_s": wall, "cpu_s": cpu, "episodes": got["episodes"],
             "success": got["success"], "steps": got["steps"], "step_s": got["step_s"],
             "startup_s": (got["first_action"] or t0) - t0,  # type: ignore[operator]
-            "failed": got["failed"]}
+            "failed": got["failed"], "cpu_by_kind": kinds}
 
 
 def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
@@ -185,7 +214,7 @@ def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
            "--chromium", CHROMIUM]
     if no_waits:
         cmd.append("--no-waits")
-    proc, wall, cpu = _measured([*cmd, "--t0", repr(time.time())])
+    proc, wall, cpu, kinds = _measured([*cmd, "--t0", repr(time.time())])
     if proc.returncode != 0:
         raise SystemExit(f"BrowserGym failed:\n{proc.stderr[-3000:]}")
     data = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -195,7 +224,8 @@ def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
             "success": sum(e["success"] for e in eps), "steps": len(step_s),
             "step_s": statistics.mean(step_s) if step_s else None,
             "startup_s": data["startup_s"],
-            "failed": [f"{e['task']}/{e['seed']}" for e in eps if not e["success"]]}
+            "failed": [f"{e['task']}/{e['seed']}" for e in eps if not e["success"]],
+            "cpu_by_kind": kinds}
 
 
 def chromium_launch_s() -> float:
@@ -304,6 +334,14 @@ def main() -> None:
         print(f"| {name} | {per_min[name]:.1f} | {_median(rows, 'step_s'):.3f} | "
               f"{_median(rows, 'startup_s'):.1f} | {cpu:.2f} | {successes} of 30 | "
               f"{', '.join(str(r['load']) for r in rows)} |")
+    print("\nCPU s/episode by kind of process (medians over the repetitions):")
+    for name, rows in results.items():
+        kinds = sorted({k for r in rows for k in r["cpu_by_kind"]})  # type: ignore[attr-defined]
+        parts = {k: statistics.median(r["cpu_by_kind"].get(k, 0.0)  # type: ignore[attr-defined]
+                                      / max(1, int(r["episodes"]))  # type: ignore[arg-type]
+                                      for r in rows) for k in kinds}
+        print(f"  {name}: " + ", ".join(f"{k} {v:.2f}" for k, v in
+                                        sorted(parts.items(), key=lambda kv: -kv[1])))
     if "BrowserGym defaults" in per_min:
         for name, target in (("BrowserGym defaults", TARGET_DEFAULTS),
                              ("BrowserGym waits off", TARGET_NO_WAITS)):

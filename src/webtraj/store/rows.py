@@ -41,7 +41,7 @@ class TrajectoryRow(BaseModel):
     csr_evaluator: str | None = None
     unscored_reason: str | None = None
     score_error: bool = False
-    # WebArena's rule over every evaluator (`evaluate.scoring.task_score`).
+    # WebArena's rule over every evaluator (`evaluate.trajectory_scoring.task_score`).
     task_score: float | None = None
     # Each evaluator's current value, in the order they first scored the trajectory; None
     # for every evaluator of an episode that ended in an error.

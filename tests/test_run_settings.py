@@ -24,10 +24,14 @@ from webtraj.execute.suites.protocol import ListOptions
 from webtraj.generate.pipeline import GenerateOptions
 from webtraj.model import InputError
 from webtraj.model.run import RunConfig, RunDefinition
+from webtraj.model.suite_registry import option_names, options_declaring, options_model
 from webtraj.record.session import RecordSettings
 from webtraj.train.config import LoraSettings, TrainSettings
 
 FIELDS = RunConfig.model_fields
+# The suites' own options (their options models, through the registry), which `webtraj run`
+# offers beside the run settings.
+SUITE_OPTIONS = {name: options_declaring(name).model_fields[name] for name in option_names()}
 # Options of the commands that are not one run setting, and why.
 NOT_SETTINGS = {
     "run": {"agent_option": "pairs merged into agent_options",
@@ -62,7 +66,7 @@ def test_each_option_is_a_setting_with_the_models_default_bounds_and_help(comman
         field_name, negated = found
         if name in NOT_SETTINGS[command]:
             continue
-        field = FIELDS[field_name]
+        field = FIELDS.get(field_name) or SUITE_OPTIONS[field_name]
         assert option.secondary_opts == [], f"{option.opts}: no --no-X twin"
         text = field.description.rstrip(".")
         if negated:
@@ -85,8 +89,10 @@ def test_each_option_is_a_setting_with_the_models_default_bounds_and_help(comman
 def test_every_setting_has_an_option_of_webtraj_run():
     offered = {found[0] for name in _options("run") if (found := setting_of(name))}
     missing = set(FIELDS) - offered
-    # agent_options is spelled as --agent-option pairs and an --agent-options file.
-    assert missing == {"agent_options"}
+    # agent_options is spelled as --agent-option pairs and an --agent-options file;
+    # suite_options as each suite's own options.
+    assert missing == {"agent_options", "suite_options"}
+    assert set(SUITE_OPTIONS) <= offered
     assert {"agent_option", "agent_options_file"} <= set(_options("run"))
 
 
@@ -94,9 +100,10 @@ def test_the_api_takes_the_settings_by_the_models_names():
     config = wt.run_config({"seeds": range(2), "task_ids": ["a"], "max_steps": 4,
                             "evaluators": ["constraints:steps=all"],
                             "site_urls_file": Path("urls.json")}, agent="heuristic")
-    assert config.seeds == (0, 1) and config.task_ids == ("a",) and config.max_steps == 4
+    assert config.task_ids == ("a",) and config.max_steps == 4
+    assert config.suite_options.model_extra == {"seeds": (0, 1),
+                                                "site_urls_file": "urls.json"}
     assert config.evaluators == ({"evaluator": "constraints", "steps": "all"},)
-    assert config.site_urls_file == "urls.json"
     assert config.workers == FIELDS["workers"].default
     with pytest.raises(InputError, match="unknown setting 'max_step'") as err:
         wt.run_config({"max_step": 4}, agent="heuristic")
@@ -107,7 +114,7 @@ def test_the_api_takes_the_settings_by_the_models_names():
     with pytest.raises(InputError, match="unknown setting 'tasks_file'"):
         wt.run_config({"tasks_file": "tasks.jsonl"}, agent="heuristic")
     # help(wt.run) lists every setting with its default, from the same fields.
-    for name in FIELDS:
+    for name in [*FIELDS, *SUITE_OPTIONS]:
         if name not in ("agent", "tasks_file"):
             assert f"    {name} (" in wt.run.__doc__, name
 
@@ -157,10 +164,12 @@ def test_run_help_fits_80_columns_with_every_option_whole():
 # Every command and the settings models its options set (none: the command has no settings
 # model; its options are its own). A new command must be added here.
 SETTINGS_MODELS = {
-    "run": (RunConfig,), "record": (RunConfig, RecordSettings),
+    "run": (RunConfig, options_model("miniwob"), options_model("webarena-verified")),
+    "record": (RunConfig, RecordSettings),
     "explore": (ExploreOptions,), "train": (TrainSettings, LoraSettings),
     "curate": (CurateSettings, CurateRun),
-    "sites tasks": (ListOptions,), "sites list": (ListOptions,),
+    "sites tasks": (ListOptions, options_model("miniwob"), options_model("webarena-verified")),
+    "sites list": (ListOptions,),
     "tasks generate": (GenerateOptions,),
     # The sandbox's own serving (host, ports, date, seed are arguments of serve_all).
     "sites serve": (),

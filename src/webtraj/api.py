@@ -36,7 +36,8 @@ from webtraj.agents.registry import check_agent_options
 from webtraj.model import InputError, Score, Task, Trajectory
 from webtraj.model.errors import from_validation_error
 from webtraj.model.plugins import options_model_of
-from webtraj.model.run_settings import RunConfig
+from webtraj.model.run_settings import RunConfig, SuiteOptions
+from webtraj.model.suite_registry import option_names, options_declaring
 from webtraj.report.run_summary import RunSummary, summarize
 from webtraj.store import RunStore
 
@@ -191,9 +192,11 @@ def run_config(settings: Mapping[str, Any], *, agent: str) -> RunConfig:
     from webtraj.evaluate.spec import parse_evaluator_spec
 
     fields = RunConfig.model_fields
+    offered = option_names()
     for name in settings:
-        if name not in fields or name in ("agent", "tasks_file"):
-            known = ", ".join(n for n in fields if n not in ("agent", "tasks_file"))
+        if (name not in fields and name not in offered) or name in ("agent", "tasks_file"):
+            known = ", ".join(n for n in (*fields, *offered)
+                              if n not in ("agent", "tasks_file"))
             raise InputError(f"unknown setting {name!r} (the settings are: {known}; give "
                              "a task file as `tasks`)", field=name)
     values = dict(settings)
@@ -206,8 +209,16 @@ def run_config(settings: Mapping[str, Any], *, agent: str) -> RunConfig:
     for name, value in values.items():
         if isinstance(value, os.PathLike):
             values[name] = os.fspath(value)
-        elif name in ("task_ids", "seeds", "allow_origins") and not isinstance(value, str):
+        elif isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping
+                                                             | BaseModel):
             values[name] = tuple(value)
+    # A suite's own options by their names, carried for the suite to read (`Suite.options`).
+    given = {n: values.pop(n) for n in offered if n in values and n not in fields}
+    if given:
+        carried = values.get("suite_options") or {}
+        if isinstance(carried, SuiteOptions):
+            carried = carried.model_extra or {}
+        values["suite_options"] = {**carried, **given}
     try:
         return RunConfig.model_validate({**values, "agent": agent})
     except ValidationError as exc:
@@ -217,7 +228,8 @@ def run_config(settings: Mapping[str, Any], *, agent: str) -> RunConfig:
 def _settings_doc() -> str:
     """The settings `run` takes, with their defaults, from the one declaration."""
     lines = ["", "", "Settings (default):", ""]
-    for name, field in RunConfig.model_fields.items():
+    suites = {n: options_declaring(n).model_fields[n] for n in option_names()}
+    for name, field in {**RunConfig.model_fields, **suites}.items():
         if name in ("agent", "tasks_file"):
             continue
         default = field.get_default(call_default_factory=True)

@@ -9,6 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from webtraj.execute.suites import get_suite
 from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
@@ -79,7 +80,8 @@ def test_llm_agent_runs_miniwob_end_to_end(tmp_path, monkeypatch):
             assert all(s.action.kind != "stop" for s in traj.steps)
         info = store.info
     assert calls == 2 * 1 + 2 * 2  # click; type + click
-    assert info.settings.suite == "miniwob" and info.settings.seeds == (0, 1)
+    assert info.settings.suite == "miniwob"
+    assert get_suite("miniwob").options(info.settings).seeds == (0, 1)
     assert info.settings.agent_options == {"history_window": 4}
     assert set(info.site_urls) == {"miniwob"}
     assert info.usage["llm"]["total"]["calls"] == calls

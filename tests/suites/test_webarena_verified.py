@@ -311,9 +311,9 @@ def test_suite_lists_the_installed_dataset_and_refuses_bad_site_files(tmp_path):
 
     suite = get_suite("webarena-verified")
     assert len(suite.list_tasks(ListOptions())) == 812
-    assert len(suite.list_tasks(ListOptions(subset="hard"))) == 258
+    assert len(suite.list_tasks(ListOptions(suite_options={"subset": "hard"}))) == 258
     with pytest.raises(InputError, match="unknown subset"):
-        suite.list_tasks(ListOptions(subset="easy"))
+        suite.list_tasks(ListOptions(suite_options={"subset": "easy"}))
     bad = tmp_path / "urls.json"
     bad.write_text('{"gitlab": "ftp://host:8023"}')
     with pytest.raises(InputError, match="http"):

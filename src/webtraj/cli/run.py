@@ -18,8 +18,9 @@ from webtraj.cli.common import (
     fail,
 )
 from webtraj.cli.progress import JobProgress
-from webtraj.cli.run_settings import setting
+from webtraj.cli.run_settings import given_options, setting
 from webtraj.model.errors import require_extra
+from webtraj.model.suite_registry import options_declaring
 
 if TYPE_CHECKING:
     from webtraj.execute.run import EpisodeEvent, RunPlan
@@ -48,7 +49,7 @@ def run(
     ray_address: str = setting("ray_address"),
     timeout_s: float = setting("timeout_s", "--timeout"),
     task_ids: str = setting("task_ids", form="comma-separated"),
-    seeds: str = setting("seeds", form="e.g. 0-9 or 0,3,5"),
+    seeds: str = setting("seeds", model=options_declaring("seeds"), form="e.g. 0-9 or 0,3,5"),
     limit: int = setting("limit"),
     today: str = setting("today"),
     seed: int = setting("seed"),
@@ -66,9 +67,11 @@ def run(
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
-    site_urls_file: Path = setting("site_urls_file", "--site-urls"),
-    accounts_file: Path = setting("accounts_file", "--accounts"),
-    subset: str = setting("subset"),
+    site_urls_file: Path = setting("site_urls_file", "--site-urls",
+                                   model=options_declaring("site_urls_file")),
+    accounts_file: Path = setting("accounts_file", "--accounts",
+                                  model=options_declaring("accounts_file")),
+    subset: str = setting("subset", model=options_declaring("subset")),
     reset_cmds: list[str] = setting("reset_cmds", "--reset-cmd", form="SITE=COMMAND, "
                                     "repeatable"),
     reset_wait_s: float = setting("reset_wait_s", "--reset-wait"),
@@ -134,12 +137,14 @@ def run(
             task_ids=tuple(t for t in (task_ids or "").split(",") if t),
             evaluate=not no_evaluate, screenshots=not no_screenshots, no_cache=no_cache,
             allow_origins=tuple(allow_origins or ()), sandbox_host=sandbox_host,
-            agent_options=options, seeds=seed_list, screenshot_format=screenshot_format,
+            agent_options=options, screenshot_format=screenshot_format,
             screenshot_quality=screenshot_quality, set_of_marks=set_of_marks,
             max_download_bytes=max_download_bytes,
             max_episode_download_bytes=max_episode_download_bytes,
-            site_urls_file=str(site_urls_file) if site_urls_file else None, subset=subset,
-            accounts_file=str(accounts_file) if accounts_file else None,
+            suite_options=given_options(
+                seeds=seed_list, subset=subset,
+                site_urls_file=str(site_urls_file) if site_urls_file else None,
+                accounts_file=str(accounts_file) if accounts_file else None),
             reset_cmds=_reset_cmds(reset_cmds or []), reset_wait_s=reset_wait_s,
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluators or ()))
     except ValueError as exc:

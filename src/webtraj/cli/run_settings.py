@@ -12,8 +12,10 @@ from typing import Any
 import annotated_types
 import typer
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
-from webtraj.model.run_settings import RunConfig
+from webtraj.model.run_settings import RunConfig, SuiteOptions
+from webtraj.model.suite_registry import option_names, options_declaring
 
 
 def setting_help(name: str, *, form: str = "", negate: bool = False,
@@ -43,10 +45,17 @@ def setting_default(name: str, *, negate: bool = False,
     return None if default in ((), {}) else default
 
 
+def given_options(**values: Any) -> SuiteOptions:
+    """The suite options a command line was given (those not given, None or empty, left
+    out: a run records only what it was given), for the suite to read (`Suite.options`)."""
+    return SuiteOptions(**{k: v for k, v in values.items() if v is not None and v != ()})
+
+
 def setting_of(param: str) -> tuple[str, bool] | None:
-    """(setting, negated) of an option's parameter: named after the setting, or `no_` and
-    the setting for a flag that turns it off; None for an option that is no setting."""
-    fields = RunConfig.model_fields
+    """(setting, negated) of an option's parameter: named after the setting (a run setting or
+    a suite's option), or `no_` and the setting for a flag that turns it off; None for an
+    option that is no setting."""
+    fields = {**RunConfig.model_fields, **dict.fromkeys(option_names())}
     if param in fields:
         return param, False
     if param.startswith("no_") and param[3:] in fields:
@@ -106,12 +115,19 @@ def settings_table() -> str:
     keyword = {"agent": "`agent` (a spec or an agent object)",
                "tasks_file": "`tasks` (a path, or the tasks themselves)"}
     rows = ["| `webtraj run` | `webtraj.api.run` | default | what |", "| --- | --- | --- | --- |"]
-    for name, field in RunConfig.model_fields.items():
+
+    def row(name: str, field: FieldInfo, key: str) -> str:
         default = "required" if field.is_required() else \
             f"`{field.get_default(call_default_factory=True)!r}`"
         options = ", ".join(f"`{f}`" for f in flags.get(name, ()))
         text = (field.description or "").replace("|", "\\|").replace("__", "\\_\\_")
-        rows.append(f"| {options} | {keyword.get(name, f'`{name}`')} | {default} | {text} |")
+        return f"| {options} | {key} | {default} | {text} |"
+
+    for name, field in RunConfig.model_fields.items():
+        rows.append(row(name, field, keyword.get(name, f"`{name}`")))
+        if name == "suite_options":  # then each suite's own, as the command line offers them
+            rows.extend(row(o, options_declaring(o).model_fields[o], f"`{o}`")
+                        for o in option_names())
     return "\n".join(rows) + "\n"
 
 

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
-from webtraj.cli.run_settings import setting
-from webtraj.model.suite_registry import default_suite
+from webtraj.cli.run_settings import given_options, setting
+from webtraj.model.suite_registry import default_suite, options_declaring
 from webtraj.model.task_listing import DEFAULT_PORT_BASE, ListOptions
 
 app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj "
@@ -88,8 +88,8 @@ def tasks(
     seed: int = setting("seed", model=ListOptions),
     port_base: int = setting("port_base", model=ListOptions),
     task_ids: str = setting("task_ids", model=ListOptions),
-    seeds: str = setting("seeds", model=ListOptions),
-    subset: str = setting("subset", model=ListOptions),
+    seeds: str = setting("seeds", model=options_declaring("seeds"), form="e.g. 0-9"),
+    subset: str = setting("subset", model=options_declaring("subset")),
     out: Path = typer.Option(..., "--out", help="JSONL file to write."),
 ) -> None:
     """Write a suite's tasks as JSONL, one task per line, with what reproduces them (a
@@ -112,9 +112,10 @@ def tasks(
 
             seed_list = parse_setting("seeds", seeds)
         ids = tuple(t for t in (task_ids or "").split(",") if t)
-        items = chosen.list_tasks(ListOptions(today=today, seed=seed, port_base=port_base,
-                                              task_ids=ids, seeds=seed_list,
-                                              subset=subset))
+        options = ListOptions(today=today, seed=seed, port_base=port_base, task_ids=ids,
+                              suite_options=given_options(seeds=seed_list, subset=subset))
+        chosen.options(options)  # an option the suite does not take, before any server
+        items = chosen.list_tasks(options)
         if ids:
             items, unknown = chosen.select(items, ids)
             if unknown:

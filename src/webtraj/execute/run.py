@@ -115,6 +115,7 @@ def execute_run(config: RunConfig, out: str | Path, *, command: str = "",
     for i, evaluator in enumerate(config.evaluators):
         check_evaluator(evaluator, record=f"--evaluator {i + 1}")
     suite = suite_of_config(config)
+    suite.options(config)  # an option the suite does not take, before the run is opened
     out = Path(out)
     model = _model_info(config.llm)
     definition = RunDefinition.of(config, model=model,

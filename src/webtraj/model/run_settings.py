@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, JsonValue
+from pydantic import ConfigDict, Field, JsonValue, model_validator
 
 from webtraj.model.base import FrozenModel
 
@@ -22,6 +22,20 @@ ScreenshotFormat = Literal["png", "jpeg", "webp"]
 # calls a model says it so (cli/model_options.py).
 LLM_SPEC_FORM = ("base_url=URL,model=NAME[,k=v] or a profile name (default: WEBTRAJ_LLM_* "
                  "variables or the config's default profile; docs/llm.md)")
+
+class SuiteOptions(FrozenModel):
+    """The options of a run's (or a listing's) suite, carried as given: the core declares
+    none of them. Each suite reads them through its own options model, named in its registry
+    entry (`webtraj.model.suite_registry.suite_options`, called by `Suite.options`), which
+    refuses an option the suite does not take."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+# The suite options an older run.json held as top-level settings, before suites had options
+# models of their own: a stored run keeps loading, with them under `suite_options`.
+_TOP_LEVEL_SUITE_OPTIONS = ("seeds", "subset", "site_urls_file", "accounts_file")
+
 
 class DefiningSettings(FrozenModel):
     """The settings that define a run's episodes and their scores: a later command writing
@@ -71,7 +85,10 @@ class RunConfig(DefiningSettings):
     ray_address: str | None = Field(default=None, description="Ray cluster to join "
                                     "(default: start one on this machine).")
     timeout_s: float = Field(default=300.0, gt=0, description="Seconds per episode.")
-    seeds: tuple[int, ...] = Field(default=(), description="MiniWoB++ seeds (default 0).")
+    suite_options: SuiteOptions = Field(
+        default_factory=SuiteOptions, description="The suite's own options, declared by "
+        "the suite (the rows below, each an option of `webtraj run`); a suite refuses one "
+        "it does not take.")
     screenshots: bool = Field(default=True, description="Store each step's screenshot.")
     screenshot_format: ScreenshotFormat = Field(
         default="png", description="png (lossless, default) | jpeg | webp: the lossy formats "
@@ -91,16 +108,6 @@ class RunConfig(DefiningSettings):
     sandbox_host: str = Field(
         default="127.0.0.1", description="Address to serve the sandbox sites on: one a Ray "
         "cluster's other machines reach (default loopback: this machine only).")
-    subset: str | None = Field(default=None, description="WebArena-Verified: full (default) | "
-                               "hard.")
-    site_urls_file: str | None = Field(
-        default=None, description="WebArena-Verified: JSON mapping its sites (shopping, "
-        "__GITLAB__, ...) to your deployment's base URLs; the browser reaches only those "
-        "origins.")
-    # The file's path only, never its passwords.
-    accounts_file: str | None = Field(
-        default=None, description="WebArena-Verified: JSON of the accounts to log in with per "
-        "site (default: the official deployment's; see docs/webarena-verified.md).")
     reset_cmds: dict[str, str] = Field(
         default_factory=dict, description="Per site, a shell command that resets it, run "
         "before each task that changes it (those run one at a time).")
@@ -108,6 +115,24 @@ class RunConfig(DefiningSettings):
         default=300.0, ge=0, description="Seconds to wait, after a site's reset command, for "
         "the site to answer again (any HTTP status but 502-504); still down then, its task's "
         "episode is an error.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _suite_options_at_top_level(cls, data: Any) -> Any:
+        """An older run.json's suite options (top-level keys, each written even when unset)
+        moved under `suite_options`; unset ones dropped, as a run without them records."""
+        if not isinstance(data, dict) or not any(k in data for k in _TOP_LEVEL_SUITE_OPTIONS):
+            return data
+        data = dict(data)
+        carried = data.get("suite_options") or {}
+        carried = dict(carried.model_extra or {} if isinstance(carried, SuiteOptions)
+                       else carried)
+        for key in _TOP_LEVEL_SUITE_OPTIONS:
+            value = data.pop(key, None)
+            if value is not None and value != [] and value != ():
+                carried.setdefault(key, value)
+        data["suite_options"] = carried
+        return data
 
 
 def run_default(name: str) -> Any:

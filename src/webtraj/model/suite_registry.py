@@ -13,12 +13,15 @@ of the group `webtraj.suites` naming its `Suite` subclass (docs/suites.md)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field, ValidationError
 
 from webtraj.model.base import FrozenModel
+from webtraj.model.errors import InputError, from_validation_error
 from webtraj.model.plugins import load_spec
+from webtraj.model.run_settings import SuiteOptions
 
 ENTRY_POINT_GROUP = "webtraj.suites"
 
@@ -31,6 +34,9 @@ class SuiteEntry(FrozenModel):
     suite: str
     # Evaluators the package contributes: registry name -> its `evaluate.registry.Entry`.
     evaluators: dict[str, str] = Field(default_factory=dict)
+    # Its options model (a light module: the CLI loads it for its options' help), read by
+    # `suite_options`; None: the suite takes no options of its own.
+    options: str | None = None
     # A function `(groups: dict[str, typer.Typer]) -> None` adding the suite's own
     # commands to the CLI's command groups (`import`, `export`, `eval`).
     commands: str | None = None
@@ -44,10 +50,12 @@ class SuiteEntry(FrozenModel):
 NAMED: tuple[SuiteEntry, ...] = (
     SuiteEntry(name="booking", suite="webtraj.suites.booking.suite:BookingSuite"),
     SuiteEntry(name="miniwob", suite="webtraj.suites.miniwob.suite:MiniWoBSuite",
+               options="webtraj.suites.miniwob.options:MiniWoBSuiteOptions",
                evaluators={"miniwob": "webtraj.suites.miniwob.evaluator:ENTRY"},
                outcome_judges=("miniwob",)),
     SuiteEntry(name="webarena-verified",
                suite="webtraj.suites.webarena_verified.suite:WebArenaVerifiedSuite",
+               options="webtraj.suites.webarena_verified.options:WebArenaVerifiedSuiteOptions",
                evaluators={
                    "AgentResponseEvaluator":
                        "webtraj.suites.webarena_verified.evaluate.plugin:AGENT_RESPONSE",
@@ -64,6 +72,55 @@ IMPORTED = SuiteEntry(name="imported", suite="webtraj.suites.imported.suite:Impo
 def default_suite() -> str:
     """The suite a command serves when the user names none: the registry's first entry."""
     return NAMED[0].name
+
+
+class _NoOptions(FrozenModel):
+    """The options of a suite that takes none."""
+
+
+@functools.cache
+def options_model(suite: str) -> type[BaseModel]:
+    """The options model of the suite `suite` (one that takes none: an empty model)."""
+    entry = next((e for e in (*NAMED, TASKS_FILE, IMPORTED) if e.name == suite), None)
+    if entry is None or entry.options is None:
+        return _NoOptions
+    model = load_spec(entry.options, what="suite options")
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise InputError(f"suite {suite!r}: its options {entry.options} are not a pydantic "
+                         "model", field="suite")
+    return model
+
+
+def options_declaring(name: str) -> type[BaseModel]:
+    """The options model of the first suite (in registry order) that takes the option `name`:
+    the command line takes that option's help from it."""
+    for entry in NAMED:
+        model = options_model(entry.name)
+        if name in model.model_fields:
+            return model
+    raise KeyError(f"no suite takes an option {name!r}")
+
+
+def option_names() -> tuple[str, ...]:
+    """Every option a suite of the registry takes, in registry order."""
+    return tuple(dict.fromkeys(n for e in NAMED for n in options_model(e.name).model_fields))
+
+
+def suite_options(suite: str, given: SuiteOptions) -> Any:
+    """`given` (a run's or a listing's `suite_options`) read into the suite's options model:
+    the one way a suite's options are read. An option the suite does not take, or a bad
+    value, is an `InputError` naming the option and the suite."""
+    model = options_model(suite)
+    values = dict(given.model_extra or {})
+    for name in values:
+        if name not in model.model_fields:
+            takes = ", ".join(model.model_fields) or "none"
+            raise InputError(f"the {suite} suite takes no option {name!r} (its options: "
+                             f"{takes})", field=name)
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
 
 
 def suite_evaluators() -> dict[str, str]:

@@ -7,13 +7,15 @@ from __future__ import annotations
 from pydantic import Field
 
 from webtraj.model.base import FrozenModel
+from webtraj.model.run_settings import SuiteOptions
 
 # The sandbox's first port: site i listens on DEFAULT_PORT_BASE + i unless told otherwise.
 DEFAULT_PORT_BASE = 8760
 
 
 class ListOptions(FrozenModel):
-    """What `webtraj sites tasks` asks a suite for (each suite reads what applies to it)."""
+    """What `webtraj sites tasks` asks a suite for (each suite reads what applies to it; its
+    own options through its options model)."""
 
     today: str | None = Field(default=None, description=(
         "Sandbox 'today' (YYYY-MM-DD); default: the real date. Written into each task, so "
@@ -24,8 +26,6 @@ class ListOptions(FrozenModel):
     host: str = "127.0.0.1"
     task_ids: tuple[str, ...] = Field(default=(), description=(
         "Comma-separated task ids or, for MiniWoB++, task names (default: every task)."))
-    seeds: tuple[int, ...] = Field(default=(), description="MiniWoB++ seeds, e.g. 0-9 "
-                                   "(default 0).")
-    # A named subset of the suite's tasks (WebArena-Verified: full | hard).
-    subset: str | None = Field(default=None, description="WebArena-Verified: full (812 "
-                               "tasks, default) | hard (258).")
+    suite_options: SuiteOptions = Field(
+        default_factory=SuiteOptions, description="The suite's own options (its options "
+        "model reads them: `Suite.options`).")

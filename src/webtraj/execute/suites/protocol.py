@@ -20,6 +20,7 @@ from webtraj.browser.page_task import PageTask
 from webtraj.evaluate.registry import headline_evaluator
 from webtraj.model import InputError, RunInfo, Score, Task, Trajectory
 from webtraj.model.run import RunConfig
+from webtraj.model.suite_registry import suite_options
 from webtraj.model.task_listing import ListOptions
 from webtraj.store import RunStore
 
@@ -80,6 +81,14 @@ class Suite:
     # The syntax of the run settings this suite reads, as a command line writes them: setting
     # name -> parser of the option's text (MiniWoB++'s `--seeds 0-9`).
     setting_syntax: ClassVar[Mapping[str, Callable[[str], Any]]] = {}
+
+    # -- options -----------------------------------------------------------------------------
+
+    def options(self, settings: RunConfig | ListOptions) -> Any:
+        """A run's or a listing's `suite_options` read into this suite's options model (named
+        in its registry entry): the one way a suite reads its options. An option it does not
+        take is an `InputError` naming the option and the suite."""
+        return suite_options(self.name, settings.suite_options)
 
     # -- tasks -------------------------------------------------------------------------------
 

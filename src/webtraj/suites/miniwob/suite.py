@@ -117,19 +117,21 @@ class MiniWoBSuite(Suite):
         return chosen, [i for i in dict.fromkeys(task_ids) if i not in known]
 
     def list_tasks(self, options: ListOptions) -> list[Task]:
-        selection(options.task_ids, options.seeds)  # a bad selection before any server
+        seeds = self.options(options).seeds
+        selection(options.task_ids, seeds)  # a bad selection before any server
         with _server(options.host) as server:
             tasks, problems, _ = self._instances(server.base_url, options.task_ids,
-                                                 options.seeds, read_pages=True)
+                                                 seeds, read_pages=True)
         if problems and not tasks:
             raise InputError(f"no MiniWoB++ page started: {problems[0]}", field="suite")
         return tasks
 
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
-        selection(config.task_ids, config.seeds)  # a bad selection before any server
+        seeds = self.options(config).seeds
+        selection(config.task_ids, seeds)  # a bad selection before any server
         server = stack.enter_context(_server(config.sandbox_host, wait=False))
         tasks, problems, unknown = self._instances(server.base_url, config.task_ids,
-                                                   config.seeds, read_pages=False)
+                                                   seeds, read_pages=False)
         return SuiteSession(tasks=tasks, session_urls=session_urls(store, server.urls),
                             served_urls=dict(server.urls), problems=problems, selected=True,
                             unknown_ids=unknown, page_tasks=_page_tasks(tasks))

@@ -150,16 +150,17 @@ class WebArenaVerifiedSuite(Suite):
     def list_tasks(self, options: ListOptions) -> list[Task]:
         from webtraj.suites.webarena_verified.logs import package_tasks
 
-        return package_tasks(options.subset or "full")
+        return package_tasks(self.options(options).subset or "full")
 
     def open(self, stack: ExitStack, store: RunStore, config: RunConfig) -> SuiteSession:
-        if not config.site_urls_file:
+        options = self.options(config)
+        if not options.site_urls_file:
             raise InputError("the webarena-verified suite runs on your deployment: give "
                              "--site-urls FILE (a JSON object such as {\"shopping\": "
                              "\"http://host:7770\", \"gitlab\": \"http://host:8023\"})",
                              field="site_urls")
-        urls = read_site_urls(config.site_urls_file)
-        tasks = self.list_tasks(ListOptions(subset=config.subset))
+        urls = read_site_urls(options.site_urls_file)
+        tasks = self.list_tasks(ListOptions(suite_options=config.suite_options))
         session = SuiteSession(tasks=[], selected=True)
         if config.task_ids:
             tasks, session.unknown_ids = self.select(tasks, config.task_ids)
@@ -168,7 +169,7 @@ class WebArenaVerifiedSuite(Suite):
             if missing:
                 session.problems.append(
                     f"task {t.task_id}: no URL for site(s) {', '.join(missing)} in "
-                    f"{config.site_urls_file}")
+                    f"{options.site_urls_file}")
                 continue
             try:
                 session.tasks.append(render_task(t, urls))
@@ -181,7 +182,7 @@ class WebArenaVerifiedSuite(Suite):
                              if task_type(t) == "MUTATE"}
         session.response_bodies = {t.task_id: pats for t in session.tasks
                                    if (pats := response_body_urls(t, urls))}
-        session.logins = read_accounts(config.accounts_file, urls)
+        session.logins = read_accounts(options.accounts_file, urls)
         session.allow_origins = tuple(dict.fromkeys(origin(u) for u in urls.values()))
         return session
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -200,11 +199,9 @@ async def open_episode(browser: Browser, spec: EpisodeSpec, workdir: Path, *,
 
 async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir: Path,
                       *, env_config: EnvConfig | None = None,
-                      opened: BrowserEnv | None = None,
-                      on_page: Callable[[], None] | None = None) -> Trajectory:
+                      opened: BrowserEnv | None = None) -> Trajectory:
     """Run the episode (in `opened`, its context from `open_episode`, if given); never raises
-    for agent or page failures (they are recorded). `on_page` is called once its first
-    observation is taken (its page is up)."""
+    for agent or page failures (they are recorded)."""
     workdir.mkdir(parents=True, exist_ok=True)
     task = spec.task
     if not task.start_url:
@@ -231,8 +228,6 @@ async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir
             if page is not None:
                 task = await _stated_task(env, page, task, workdir)
             obs = await _store_observation(bobs, workdir, "step-000", config)
-            if on_page is not None:
-                on_page()
             for t in range(spec.max_steps):
                 t0, wall = time.monotonic(), time.time()
                 decision = await _decide(agent, task, obs, steps, workdir)

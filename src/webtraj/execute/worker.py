@@ -66,10 +66,6 @@ class EpisodeWorker:
         self._pw: Playwright | None = None
         self._browser: Browser | None = None
         self._launching = asyncio.Lock()
-        # Episodes whose first page is not up yet, and an event set when there is none.
-        self._loading = 0
-        self._pages_up = asyncio.Event()
-        self._pages_up.set()
 
     def _make_agent(self) -> Agent:
         return make_agent(self.config.agent, llm=self.config.llm,
@@ -102,31 +98,12 @@ class EpisodeWorker:
                 await opened.close()
             opened = None
         agent = self._given or (self._idle.pop() if self._idle else self._make_agent())
-        self._loading += 1
-        self._pages_up.clear()
-        loading = True
-
-        def page_up() -> None:
-            nonlocal loading
-            if loading:
-                loading = False
-                self._loading -= 1
-                if not self._loading:
-                    self._pages_up.set()
-
         try:
             return await run_episode(browser, agent, spec, self.config.workdir(spec),
-                                     env_config=self.config.env, opened=opened,
-                                     on_page=page_up)
+                                     env_config=self.config.env, opened=opened)
         finally:
-            page_up()
             if self._given is None:
                 self._idle.append(agent)
-
-    async def pages_up(self) -> None:
-        """Returns once every running episode has its first page up (a context opened
-        ahead then takes nothing from their page loads)."""
-        await self._pages_up.wait()
 
     async def close(self) -> None:
         if self._launched is not None:  # never taken: no episode came
@@ -157,14 +134,9 @@ async def serve(conn, config_json: bytes,
         waits = places.locked()
         turn = asyncio.ensure_future(places.acquire())
         opened = None
-        if waits:  # its context opens while the running episodes go on, once their
-            # pages are up (or not at all if its turn comes first)
-            up = asyncio.ensure_future(worker.pages_up())
-            await asyncio.wait({up, turn}, return_when=asyncio.FIRST_COMPLETED)
-            up.cancel()
-            if not turn.done():
-                with contextlib.suppress(Exception):
-                    opened = await worker.open_ahead(spec)
+        if waits:  # its context opens while the running episodes end
+            with contextlib.suppress(Exception):
+                opened = await worker.open_ahead(spec)
         await turn
         try:
             try:

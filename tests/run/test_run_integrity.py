@@ -193,3 +193,32 @@ def test_an_episode_the_worker_cannot_start_is_an_error_and_the_run_goes_on(tmp_
     blocked = got["blocked"]
     assert blocked.termination == "error" and "could not run" in blocked.error
     assert "FileExistsError" in blocked.error or "NotADirectoryError" in blocked.error
+
+
+def test_a_held_episode_that_ends_with_the_one_before_it_is_counted_once(tmp_path):
+    """A worker gives a freed place to its held episode at once; when that one ends at once
+    too (it could not start), both results reach the parent in one read. The parent starts the
+    held one before reading on (on main it raised KeyError on the second result)."""
+    import multiprocessing as mp
+    from types import SimpleNamespace
+
+    from webtraj.execute.episode import error_trajectory
+    from webtraj.execute.local import _Slot
+    from webtraj.model.trajectory import Termination
+
+    config = WorkerConfig(agent="replay", scratch=str(tmp_path))
+    first, held = (EpisodeSpec(task=_task(t, "http://127.0.0.1:1/"), agent="replay")
+                   for t in ("first", "held"))
+    parent, child = mp.Pipe()
+    slot = _Slot(proc=SimpleNamespace(pid=4242), conn=parent)  # type: ignore[arg-type]
+    slot.running[first.trajectory_id] = (first, 0.0)
+    slot.queued.append(held)
+    for spec in (first, held):
+        child.send(error_trajectory(spec, Termination.ERROR, "x", tmp_path / "w")
+                   .model_dump_json())
+    events: list[tuple[str, str]] = []
+    LocalExecutor(config)._receive(
+        slot, lambda spec, traj, artifacts: events.append(("result", spec.task.task_id)),
+        lambda spec, pid: events.append(("start", spec.task.task_id)))
+    assert events == [("start", "held"), ("result", "first"), ("result", "held")]
+    assert not slot.running and not slot.queued

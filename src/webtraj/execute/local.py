@@ -91,8 +91,7 @@ class LocalExecutor:
                              timeout=0.5)
                 for i, slot in enumerate(slots):
                     if slot.conn in ready:
-                        self._receive(slot, on_result)
-                        self._start_queued(slot, on_start)
+                        self._receive(slot, on_result, on_start)
                     if slot.running and self._lost(slot, ready, on_result):
                         pending.extendleft(reversed(slot.queued))  # never started: again
                         slots[i] = self._spawn()
@@ -108,12 +107,15 @@ class LocalExecutor:
             if on_start:
                 on_start(spec, slot.proc.pid)
 
-    def _receive(self, slot: _Slot, on_result: OnResult) -> None:
-        """Hand on every trajectory the worker has sent."""
+    def _receive(self, slot: _Slot, on_result: OnResult, on_start: OnStart | None) -> None:
+        """Hand on every trajectory the worker has sent. Each one frees a place that the
+        worker gave at once to its next held episode, which may already have ended too (one
+        that could not start) and be the next message: start it before reading on."""
         try:
             while slot.conn.poll():
                 traj = Trajectory.model_validate_json(slot.conn.recv())
                 spec, _ = slot.running.pop(traj.trajectory_id)
+                self._start_queued(slot, on_start)
                 on_result(spec, traj, episode_artifacts(self.config.workdir(spec)))
         except (EOFError, OSError):
             return  # the worker died: `_lost` sees it

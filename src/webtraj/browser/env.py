@@ -102,8 +102,6 @@ class BrowserEnv:
         # Values the episode's password fields held or were typed with (passwords.py).
         self.passwords = PasswordMemory(self.config.named_secrets())
         self._stored_value: str | None = None
-        # The start URL whose context `open` opened and no `reset` has used yet.
-        self._opened_for: str | None = None
 
     async def __aenter__(self) -> BrowserEnv:
         return self
@@ -118,46 +116,14 @@ class BrowserEnv:
                     prepare: Callable[[BrowserContext], Awaitable[None]] | None = None,
                     ready: str | None = None, ready_timeout_ms: int = 10_000
                     ) -> BrowserObservation:
-        """Open a fresh context (or take the one `open(start_url)` opened, still unused), go
-        to `start_url` and return the first observation. `prepare` runs on the new context
-        before its first page opens (the recorder's capture script and bindings); the
-        observation waits until the JavaScript expression `ready` is truthy in the page (a
-        page that starts its task itself), else `PageNotReady` names the page."""
-        if self._opened_for != start_url or prepare is not None:
-            await self.open(start_url, prepare=prepare)
-        self._opened_for = None
-        cfg = self.config
-        tabs, _ = self._live()
-        page = await tabs.current()
-        if cfg.logins:
-            from webtraj.browser.login import form_login
-
-            for login in cfg.logins:
-                await form_login(page, login, timeout_ms=cfg.navigation_timeout_ms)
-        error = await self._perform(Action(kind=ActionKind.GOTO, value=start_url))
-        problem = await start_page_problem(await tabs.current(), error)
-        if problem is not None:
-            raise InfrastructureError(f"the start page {start_url} could not be reached: "
-                                      f"{problem}")
-        if ready is not None:
-            try:
-                await (await tabs.current()).wait_for_function(
-                    ready, timeout=max(1, ready_timeout_ms))
-            except PlaywrightError as exc:
-                why = error or str(exc).splitlines()[0]
-                raise PageNotReady(f"the page {start_url} did not start its task: {why}"
-                                   ) from None
-        return await self.observe(error=error)
-
-    async def open(self, start_url: str, *,
-                   prepare: Callable[[BrowserContext], Awaitable[None]] | None = None) -> None:
-        """Open the episode's fresh context and its first tab, blank: what `reset` does
-        before it goes to `start_url` (a worker opens the next episode's while the current
-        one runs; nothing is loaded, so nothing of the episode has begun)."""
+        """Open a fresh context, go to `start_url` and return the first observation.
+        `prepare` runs on the new context before its first page opens (the recorder's
+        capture script and bindings); the observation waits until the JavaScript expression
+        `ready` is truthy in the page (a page that starts its task itself), else
+        `PageNotReady` names the page."""
         if self.context is not None:
             await self.close()
             self.result = None
-        self._opened_for = None
         cfg = self.config
         # The start page's origin is always reachable; others only when named.
         origins = tuple(dict.fromkeys((normalize_origin(start_url), *cfg.allowed_origins)))
@@ -211,8 +177,26 @@ class BrowserEnv:
         self._error = None
         if prepare is not None:
             await prepare(self.context)
-        await self.tabs.new_tab()
-        self._opened_for = start_url
+        page = await self.tabs.new_tab()
+        if cfg.logins:
+            from webtraj.browser.login import form_login
+
+            for login in cfg.logins:
+                await form_login(page, login, timeout_ms=cfg.navigation_timeout_ms)
+        error = await self._perform(Action(kind=ActionKind.GOTO, value=start_url))
+        problem = await start_page_problem(await self.tabs.current(), error)
+        if problem is not None:
+            raise InfrastructureError(f"the start page {start_url} could not be reached: "
+                                      f"{problem}")
+        if ready is not None:
+            try:
+                await (await self.tabs.current()).wait_for_function(
+                    ready, timeout=max(1, ready_timeout_ms))
+            except PlaywrightError as exc:
+                why = error or str(exc).splitlines()[0]
+                raise PageNotReady(f"the page {start_url} did not start its task: {why}"
+                                   ) from None
+        return await self.observe(error=error)
 
     async def evaluate(self, expression: str) -> object:
         """The value of a JavaScript expression in the active tab (a page's own state)."""
@@ -377,7 +361,6 @@ class BrowserEnv:
 
     async def close(self) -> EpisodeResult:
         """Close the context (this writes the HAR). Safe to call twice."""
-        self._opened_for = None
         if self.context is None:
             self._stop_proxy()
             return self.result or EpisodeResult()

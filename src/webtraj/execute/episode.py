@@ -163,57 +163,29 @@ def drop_journals(workdir: Path) -> None:
         (workdir / name).unlink(missing_ok=True)
 
 
-def episode_config(spec: EpisodeSpec, workdir: Path, env_config: EnvConfig | None
-                   ) -> EnvConfig:
-    """The episode's environment: the worker's, with the episode's HAR, downloads folder,
-    logins of its sites and what its evaluators need recorded."""
-    task = spec.task
-    base = env_config or EnvConfig()
-    sites = task.metadata.get("sites") or ([task.site] if task.site else [])
-    return base.model_copy(update={"har_path": workdir / HAR_NAME,
-                                   "logins": tuple(lg for lg in base.logins
-                                                   if isinstance(sites, list)
-                                                   and lg.site in sites),
-                                   "downloads_dir": workdir / DOWNLOADS_DIR,
-                                   "screenshot": spec.screenshots, "html": spec.html,
-                                   "response_body_urls": spec.response_body_urls})
-
-
-async def open_episode(browser: Browser, spec: EpisodeSpec, workdir: Path, *,
-                       env_config: EnvConfig | None = None) -> BrowserEnv | None:
-    """The episode's fresh browser context, opened ahead of its turn (`BrowserEnv.open`:
-    nothing loaded yet) for `run_episode(opened=...)`; None when it could not be opened, the
-    episode then opening its own (where a failure is recorded)."""
-    if not spec.task.start_url:
-        return None
-    env = BrowserEnv(browser, episode_config(spec, workdir, env_config))
-    try:
-        async with asyncio.timeout(spec.timeout_s):
-            await env.open(spec.task.start_url)
-    except Exception:
-        with contextlib.suppress(Exception):
-            await env.close()
-        return None
-    return env
-
-
 async def run_episode(browser: Browser, agent: Agent, spec: EpisodeSpec, workdir: Path,
-                      *, env_config: EnvConfig | None = None,
-                      opened: BrowserEnv | None = None) -> Trajectory:
-    """Run the episode (in `opened`, its context from `open_episode`, if given); never raises
-    for agent or page failures (they are recorded)."""
+                      *, env_config: EnvConfig | None = None) -> Trajectory:
+    """Run the episode; never raises for agent or page failures (they are recorded)."""
     workdir.mkdir(parents=True, exist_ok=True)
     task = spec.task
     if not task.start_url:
         raise ValueError(f"task {task.task_id} has no start_url")
     exploration = Exploration.of(task)
-    config = episode_config(spec, workdir, env_config)
+    base = env_config or EnvConfig()
+    sites = task.metadata.get("sites") or ([task.site] if task.site else [])
+    config = base.model_copy(update={"har_path": workdir / HAR_NAME,
+                                     "logins": tuple(lg for lg in base.logins
+                                                     if isinstance(sites, list)
+                                                     and lg.site in sites),
+                                     "downloads_dir": workdir / DOWNLOADS_DIR,
+                                     "screenshot": spec.screenshots, "html": spec.html,
+                                     "response_body_urls": spec.response_body_urls})
     steps: list[Step] = []
     answer: str | None = None
     termination = Termination.MAX_STEPS
     error: str | None = None
     started = time.time()
-    env = opened if opened is not None else BrowserEnv(browser, config)
+    env = BrowserEnv(browser, config)
     # Steps are kept as journaled: redacted with the episode's known secrets and the values
     # typed into its password fields (in the agent's reasoning and reply too).
     redactor = Redactor(config.known_secrets())

@@ -17,8 +17,7 @@ from webtraj.agents.protocol import Agent
 from webtraj.agents.registry import make_agent
 from webtraj.browser.chromium import launch_chromium
 from webtraj.browser.config import EnvConfig
-from webtraj.browser.env import BrowserEnv
-from webtraj.execute.episode import EpisodeSpec, error_trajectory, open_episode, run_episode
+from webtraj.execute.episode import EpisodeSpec, error_trajectory, run_episode
 from webtraj.model.base import FrozenModel
 from webtraj.model.trajectory import Termination, Trajectory
 from webtraj.model.wire import from_wire
@@ -84,26 +83,18 @@ class EpisodeWorker:
                     self._pw, downloads_path=self.config.downloads_in_flight())
             return self._browser
 
-    async def open_ahead(self, spec: EpisodeSpec) -> BrowserEnv | None:
-        """The episode's fresh context, opened while it waits for its turn (run_episode's
-        `opened`); None when it could not be."""
+    async def run(self, spec: EpisodeSpec) -> Trajectory:
         browser = await self._ensure_browser()
-        return await open_episode(browser, spec, self.config.workdir(spec),
-                                  env_config=self.config.env)
-
-    async def run(self, spec: EpisodeSpec, opened: BrowserEnv | None = None) -> Trajectory:
-        browser = await self._ensure_browser()
-        if opened is not None and opened.browser is not browser:  # the browser died since
-            with contextlib.suppress(Exception):
-                await opened.close()
-            opened = None
         agent = self._given or (self._idle.pop() if self._idle else self._make_agent())
         try:
-            return await run_episode(browser, agent, spec, self.config.workdir(spec),
-                                     env_config=self.config.env, opened=opened)
+            return await self._run(browser, agent, spec)
         finally:
             if self._given is None:
                 self._idle.append(agent)
+
+    async def _run(self, browser: Browser, agent: Agent, spec: EpisodeSpec) -> Trajectory:
+        workdir = self.config.workdir(spec)
+        return await run_episode(browser, agent, spec, workdir, env_config=self.config.env)
 
     async def close(self) -> None:
         if self._launched is not None:  # never taken: no episode came
@@ -129,26 +120,15 @@ async def serve(conn, config_json: bytes,
     places = asyncio.Semaphore(config.episodes_per_worker)
 
     async def one(spec: EpisodeSpec) -> None:
-        # Its turn is taken now, in the order received (the parent counts on that order),
-        # even while its context opens ahead.
-        waits = places.locked()
-        turn = asyncio.ensure_future(places.acquire())
-        opened = None
-        if waits:  # its context opens while the running episodes end
-            with contextlib.suppress(Exception):
-                opened = await worker.open_ahead(spec)
-        await turn
-        try:
+        async with places:
             try:
-                traj = await worker.run(spec, opened)
+                traj = await worker.run(spec)
             except Exception as exc:  # the episode could not start (browser, scratch
                 # folder) or died: this episode only, and the parent always hears of it.
                 traj = error_trajectory(spec, Termination.ERROR,
                                         f"episode could not run: {type(exc).__name__}: {exc}",
                                         config.workdir(spec))
             conn.send(traj.model_dump_json())
-        finally:
-            places.release()
 
     try:
         while True:

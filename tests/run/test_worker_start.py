@@ -1,6 +1,7 @@
 """How a local worker starts and takes its episodes (issue 42): the worker process does not run
 the parent's main module again and imports little before its browser starts; each worker holds
-one episode beyond those it runs and starts it while the parent is still storing the last."""
+one episode beyond those it runs and starts it while the parent is still storing the last; no
+episode sees another's storage."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from webtraj.execute.local import LocalExecutor
 from webtraj.execute.worker import WorkerConfig
 from webtraj.model import Action, Task
 
-PAGE = b"<!doctype html><title>Done</title><h1>Nothing to do</h1>"
+# Says whether this browser context has seen the page before (storage or cookie), then marks it.
+PAGE = (b"<!doctype html><title>?</title><h1>Nothing to do</h1><script>"
+        b"document.title = localStorage.getItem('seen') || document.cookie ? 'seen' : 'fresh';"
+        b"localStorage.setItem('seen', '1'); document.cookie = 'seen=1; path=/';</script>")
 
 
 def test_a_spawned_child_does_not_run_the_parents_main_module_again(tmp_path):
@@ -79,3 +83,6 @@ def test_a_worker_starts_its_next_episode_while_the_parent_stores_the_last(tmp_p
     assert started == [s.trajectory_id for s in specs]  # counted as started in order
     assert [results[s.trajectory_id].termination for s in specs] == ["stop"] * 3
     assert next_began_while_storing == [True, True]
+    # Each episode has a context of its own: none sees the storage of the one before.
+    assert [results[s.trajectory_id].steps[0].observation.title for s in specs] == \
+        ["fresh"] * 3

@@ -18,9 +18,8 @@ from webtraj.cli.common import (
     fail,
 )
 from webtraj.cli.progress import JobProgress
-from webtraj.cli.run_settings import given_options, setting
+from webtraj.cli.run_settings import given_options, setting, with_suite_options
 from webtraj.model.errors import require_extra
-from webtraj.model.suite_registry import options_declaring
 
 if TYPE_CHECKING:
     from webtraj.execute.run import EpisodeEvent, RunPlan
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
 _ACTION_SET_HELP = (f"ids | coords | both: {PromptOptions.model_fields['action_set'].description}"
                     " (the llm agent's `action_set` option).")
 
+@with_suite_options("run")
 def run(
     suite: str = setting("suite"),
     tasks_file: Path = setting("tasks_file", "--tasks"),
@@ -49,7 +49,6 @@ def run(
     ray_address: str = setting("ray_address"),
     timeout_s: float = setting("timeout_s", "--timeout"),
     task_ids: str = setting("task_ids", form="comma-separated"),
-    seeds: str = setting("seeds", model=options_declaring("seeds"), form="e.g. 0-9 or 0,3,5"),
     limit: int = setting("limit"),
     today: str = setting("today"),
     seed: int = setting("seed"),
@@ -67,11 +66,6 @@ def run(
     prices: Path = typer.Option(None, "--prices", help="JSON or YAML file of model prices "
                                 "(USD per million tokens, by model name) for the cost estimate "
                                 "at the end."),
-    site_urls_file: Path = setting("site_urls_file", "--site-urls",
-                                   model=options_declaring("site_urls_file")),
-    accounts_file: Path = setting("accounts_file", "--accounts",
-                                  model=options_declaring("accounts_file")),
-    subset: str = setting("subset", model=options_declaring("subset")),
     reset_cmds: list[str] = setting("reset_cmds", "--reset-cmd", form="SITE=COMMAND, "
                                     "repeatable"),
     reset_wait_s: float = setting("reset_wait_s", "--reset-wait"),
@@ -83,6 +77,7 @@ def run(
     new: bool = typer.Option(False, "--new", help="Start a new run in --out even if it holds "
                              "one made with other settings (that one is kept, renamed to "
                              "OUT.replaced-RUNID)."),
+    **suite_options: object,
 ) -> None:
     """Run an agent on tasks in a real browser, record, score and report.
 
@@ -124,11 +119,6 @@ def run(
             if action_set not in {a.value for a in ActionSet}:
                 raise ValueError(f"--action-set {action_set!r}: expected ids, coords or both")
             options["action_set"] = action_set
-        seed_list = ()
-        if seeds:
-            from webtraj.execute.suites import parse_setting
-
-            seed_list = parse_setting("seeds", seeds)
         config = RunConfig(
             suite=suite, tasks_file=str(tasks_file) if tasks_file else None, agent=agent,
             llm=llm, trials=trials, max_steps=max_steps, workers=workers, executor=executor,
@@ -141,10 +131,7 @@ def run(
             screenshot_quality=screenshot_quality, set_of_marks=set_of_marks,
             max_download_bytes=max_download_bytes,
             max_episode_download_bytes=max_episode_download_bytes,
-            suite_options=given_options(
-                seeds=seed_list, subset=subset,
-                site_urls_file=str(site_urls_file) if site_urls_file else None,
-                accounts_file=str(accounts_file) if accounts_file else None),
+            suite_options=given_options(**suite_options),
             reset_cmds=_reset_cmds(reset_cmds or []), reset_wait_s=reset_wait_s,
             evaluators=tuple(parse_evaluator_spec(e) for e in evaluators or ()))
     except ValueError as exc:

@@ -7,15 +7,24 @@ against the settings models they set (`setting(..., model=...)`)."""
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+import types
+import typing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 import annotated_types
 import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from webtraj.cli.common import fail
+from webtraj.model.errors import InputError
 from webtraj.model.run_settings import RunConfig, SuiteOptions
-from webtraj.model.suite_registry import option_names, options_declaring
+from webtraj.model.suite_registry import option_flag, option_names, options_declaring
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def setting_help(name: str, *, form: str = "", negate: bool = False,
@@ -47,8 +56,69 @@ def setting_default(name: str, *, negate: bool = False,
 
 def given_options(**values: Any) -> SuiteOptions:
     """The suite options a command line was given (those not given, None or empty, left
-    out: a run records only what it was given), for the suite to read (`Suite.options`)."""
-    return SuiteOptions(**{k: v for k, v in values.items() if v is not None and v != ()})
+    out: a run records only what it was given), for the suite to read (`Suite.options`):
+    a path as text, text in the syntax of the suite that declares one (`--seeds 0-9`)."""
+    from webtraj.execute.suites import parse_setting
+
+    order = {name: i for i, name in enumerate(option_names())}  # as the registry lists them
+    read = {k: str(v) if isinstance(v, Path) else parse_setting(k, v) if isinstance(v, str)
+            else v for k, v in sorted(values.items(), key=lambda kv: order.get(kv[0], 0))}
+    return SuiteOptions(**{k: v for k, v in read.items() if v is not None and v != ()})
+
+
+def with_suite_options(command: str, *, before: str = "out") -> Callable[[F], F]:
+    """Give the command `command` (`run`, or `sites tasks`: the options that change which
+    tasks are listed) a flag for each option the registered suites take, built from their
+    options models (`setting`, placed and spelled by the field's `OptionFlag`; with no place
+    of its own, after the suite options before it, else before `before`). The function takes
+    them as `**suite_options` (for `given_options`). Suites taking one option with different
+    types, or an option named as one of the command's own, stop the CLI at start-up."""
+    listing = command != "run"
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+        params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        names = [p.name for p in params]
+        try:
+            flags = {n: option_flag(n) for n in option_names()}
+            pending = [n for n, f in flags.items() if f.listing or not listing]
+            last = None
+            while pending:  # an option placed after another suite option waits for it
+                ready = [n for n in pending if flags[n].after not in pending] or pending
+                name = ready[0]
+                pending.remove(name)
+                flag = flags[name]
+                if name in names:
+                    raise InputError(f"a suite's option {name!r} has the name of webtraj "
+                                     f"{command}'s own option: rename it", field=name)
+                anchor = flag.after if flag.after in names else last
+                at = names.index(anchor) + 1 if anchor else names.index(before)
+                form = flag.listing_form if listing and flag.listing_form is not None \
+                    else flag.form
+                option = setting(name, *filter(None, [flag.flag]), form=form,
+                                 model=options_declaring(name))
+                params.insert(at, inspect.Parameter(
+                    name, inspect.Parameter.KEYWORD_ONLY, default=option,
+                    annotation=Path if flag.path else _typed_as(name)))
+                names.insert(at, name)
+                last = name
+        except InputError as exc:  # an installed suite's mistake: say so, no traceback
+            raise SystemExit(fail(exc.message).exit_code) from None
+        function.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params])
+        return function
+
+    return decorate
+
+
+def _typed_as(name: str) -> type:
+    """The type the command line reads a suite option as: the field's, when a plain one
+    (str, int, float, bool, optional or not); text otherwise (in the suite's syntax)."""
+    annotation = options_declaring(name).model_fields[name].annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        annotation = args[0] if len(args) == 1 else str
+    return annotation if annotation in (str, int, float, bool) else str
 
 
 def setting_of(param: str) -> tuple[str, bool] | None:

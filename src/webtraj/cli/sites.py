@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
-from webtraj.cli.run_settings import given_options, setting
-from webtraj.model.suite_registry import default_suite, options_declaring
+from webtraj.cli.run_settings import given_options, setting, with_suite_options
+from webtraj.model.suite_registry import default_suite
 from webtraj.model.task_listing import DEFAULT_PORT_BASE, ListOptions
 
 app = typer.Typer(help="The embedded sandbox sites and the task suites.\n\nExample: webtraj "
@@ -81,6 +81,7 @@ def list_sites(port_base: int = setting("port_base", model=ListOptions)) -> None
 
 
 @app.command()
+@with_suite_options("sites tasks")
 def tasks(
     suite: str = typer.Option(default_suite(), help="Task suite: booking | miniwob | "
                               "webarena-verified (`webtraj sites list`)."),
@@ -88,9 +89,8 @@ def tasks(
     seed: int = setting("seed", model=ListOptions),
     port_base: int = setting("port_base", model=ListOptions),
     task_ids: str = setting("task_ids", model=ListOptions),
-    seeds: str = setting("seeds", model=options_declaring("seeds"), form="e.g. 0-9"),
-    subset: str = setting("subset", model=options_declaring("subset")),
     out: Path = typer.Option(..., "--out", help="JSONL file to write."),
+    **suite_options: object,
 ) -> None:
     """Write a suite's tasks as JSONL, one task per line, with what reproduces them (a
     sandbox task's date and seed); `webtraj run --tasks FILE` serves them as written.
@@ -106,14 +106,9 @@ def tasks(
 
     try:
         chosen = get_suite(suite)
-        seed_list: tuple[int, ...] = ()
-        if seeds:
-            from webtraj.execute.suites import parse_setting
-
-            seed_list = parse_setting("seeds", seeds)
         ids = tuple(t for t in (task_ids or "").split(",") if t)
         options = ListOptions(today=today, seed=seed, port_base=port_base, task_ids=ids,
-                              suite_options=given_options(seeds=seed_list, subset=subset))
+                              suite_options=given_options(**suite_options))
         chosen.options(options)  # an option the suite does not take, before any server
         items = chosen.list_tasks(options)
         if ids:

@@ -9,11 +9,14 @@ package, and the run settings, the CLI, curation and execute ask the registry
 
 It lives in `model`, the layer every other one may read, because evaluators (`evaluate`)
 and the CLI both look things up in it. Another distribution adds a suite with an entry point
-of the group `webtraj.suites` naming its `Suite` subclass (docs/suites.md)."""
+of the group `webtraj.suites` naming its `Suite` subclass, or its `SuiteEntry` to declare
+options and commands too (docs/suites.md); `entries()` holds both kinds."""
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -24,6 +27,28 @@ from webtraj.model.plugins import load_spec
 from webtraj.model.run_settings import SuiteOptions
 
 ENTRY_POINT_GROUP = "webtraj.suites"
+
+
+@dataclass(frozen=True)
+class OptionFlag:
+    """How the command line offers a suite's option, when not as `--name` typed as the field:
+    metadata of the options model's field (`Annotated[str | None, OptionFlag(...)]`). The
+    commands that take suite options (`webtraj run`, `webtraj sites tasks`) make their flags
+    from these (`webtraj.cli.run_settings.with_suite_options`)."""
+
+    # The flag, when not the field's name (`--site-urls` for `site_urls_file`).
+    flag: str | None = None
+    # How the command line spells the value (added to the field's description as help).
+    form: str = ""
+    # `form` in `webtraj sites tasks`, when it says less there.
+    listing_form: str | None = None
+    # Whether `webtraj sites tasks` offers it (an option that changes which tasks are listed).
+    listing: bool = True
+    # The option it follows in `--help` (another option or a run setting); when the command
+    # has no such option, or none is named, it follows the suite options placed before it.
+    after: str | None = None
+    # Read on the command line as a file path (`<path>`); stored as text.
+    path: bool = False
 
 
 class SuiteEntry(FrozenModel):
@@ -69,6 +94,31 @@ TASKS_FILE = SuiteEntry(name="tasks-file",
 IMPORTED = SuiteEntry(name="imported", suite="webtraj.suites.imported.suite:ImportedSuite")
 
 
+@functools.cache
+def entries() -> tuple[SuiteEntry, ...]:
+    """The suites a user names: the registry's, then those installed distributions publish
+    (an entry point naming a `SuiteEntry`, or a `Suite` subclass: its entry is made here).
+    A published name the registry already has is not taken."""
+    out = {e.name: e for e in NAMED}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in out:
+            continue
+        target = load_spec(ep.value, what="suite")
+        if not isinstance(target, SuiteEntry):
+            out[ep.name] = SuiteEntry(name=ep.name, suite=ep.value)
+            continue
+        if target.name != ep.name:
+            raise InputError(f"suite {ep.name!r} ({ep.value}) is the entry of a suite called "
+                             f"{target.name!r}", field="suite")
+        if target.evaluators or target.outcome_judges:  # read at import by evaluate, curate
+            raise InputError(f"suite {ep.name!r} ({ep.value}): a published suite names its "
+                             "evaluators by module path in its tasks, or publishes them with "
+                             "entry points of 'webtraj.evaluators', not in its entry",
+                             field="suite")
+        out[ep.name] = target
+    return tuple(out.values())
+
+
 def default_suite() -> str:
     """The suite a command serves when the user names none: the registry's first entry."""
     return NAMED[0].name
@@ -81,7 +131,7 @@ class _NoOptions(FrozenModel):
 @functools.cache
 def options_model(suite: str) -> type[BaseModel]:
     """The options model of the suite `suite` (one that takes none: an empty model)."""
-    entry = next((e for e in (*NAMED, TASKS_FILE, IMPORTED) if e.name == suite), None)
+    entry = next((e for e in (*entries(), TASKS_FILE, IMPORTED) if e.name == suite), None)
     if entry is None or entry.options is None:
         return _NoOptions
     model = load_spec(entry.options, what="suite options")
@@ -91,19 +141,47 @@ def options_model(suite: str) -> type[BaseModel]:
     return model
 
 
+@functools.cache
+def _option_owners() -> dict[str, tuple[str, ...]]:
+    """Each option a suite takes -> the suites taking it, in registry order. Suites share an
+    option (one flag) only when they declare it with the same type."""
+    owners: dict[str, list[str]] = {}
+    for entry in entries():
+        for name, field in options_model(entry.name).model_fields.items():
+            first = owners.setdefault(name, [entry.name])[0]
+            if first == entry.name:
+                continue
+            other = options_model(first).model_fields[name].annotation
+            if other != field.annotation:
+                raise InputError(f"the suites {first!r} and {entry.name!r} both take an option "
+                                 f"{name!r}, of different types ({_type_name(other)} and "
+                                 f"{_type_name(field.annotation)}): rename one", field=name)
+            owners[name].append(entry.name)
+    return {name: tuple(suites) for name, suites in owners.items()}
+
+
+def _type_name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", None) or str(annotation)
+
+
 def options_declaring(name: str) -> type[BaseModel]:
     """The options model of the first suite (in registry order) that takes the option `name`:
     the command line takes that option's help from it."""
-    for entry in NAMED:
-        model = options_model(entry.name)
-        if name in model.model_fields:
-            return model
-    raise KeyError(f"no suite takes an option {name!r}")
+    suites = _option_owners().get(name)
+    if not suites:
+        raise KeyError(f"no suite takes an option {name!r}")
+    return options_model(suites[0])
 
 
 def option_names() -> tuple[str, ...]:
     """Every option a suite of the registry takes, in registry order."""
-    return tuple(dict.fromkeys(n for e in NAMED for n in options_model(e.name).model_fields))
+    return tuple(_option_owners())
+
+
+def option_flag(name: str) -> OptionFlag:
+    """How the command line offers the suite option `name` (its field's `OptionFlag`)."""
+    metadata = options_declaring(name).model_fields[name].metadata
+    return next((m for m in metadata if isinstance(m, OptionFlag)), OptionFlag())
 
 
 def suite_options(suite: str, given: SuiteOptions) -> Any:
@@ -135,6 +213,6 @@ def outcome_judges() -> tuple[str, ...]:
 
 def add_suite_commands(groups: dict[str, Any]) -> None:
     """Let each suite's package add its own commands to the CLI's command groups."""
-    for entry in NAMED:
+    for entry in entries():
         if entry.commands:
             load_spec(entry.commands, what="suite commands")(groups)

@@ -10,14 +10,13 @@ plug-in loader, so execute imports no suite's package. Callers ask for a run's s
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 from typing import Any
 
 from webtraj.execute.suites.protocol import ListOptions, Suite, SuiteSession
 from webtraj.model import InputError, RunInfo, Task
 from webtraj.model.plugins import load_spec
 from webtraj.model.run import RunConfig
-from webtraj.model.suite_registry import ENTRY_POINT_GROUP, IMPORTED, NAMED, TASKS_FILE
+from webtraj.model.suite_registry import IMPORTED, TASKS_FILE, entries
 
 __all__ = ["ListOptions", "Suite", "SuiteSession", "get_suite", "named_suites",
            "parse_setting", "suite_of_config", "suite_of_run", "suite_of_sites",
@@ -40,11 +39,7 @@ def _load(spec: str, name: str) -> Suite:
 def _named() -> dict[str, Suite]:
     """Suites a user names (`run --suite NAME`, `sites tasks --suite NAME`), in listing
     order: the registry's, then those installed distributions publish."""
-    out = {e.name: _load(e.suite, e.name) for e in NAMED}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name not in out:
-            out[ep.name] = _load(ep.value, ep.name)
-    return out
+    return {e.name: _load(e.suite, e.name) for e in entries()}
 
 
 @functools.cache

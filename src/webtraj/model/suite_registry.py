@@ -15,7 +15,6 @@ options and commands too (docs/suites.md); `entries()` holds both kinds."""
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +22,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from webtraj.model.base import FrozenModel
 from webtraj.model.errors import InputError, from_validation_error
-from webtraj.model.plugins import load_spec
+from webtraj.model.plugins import entry_point_names, load_entry_point, load_spec
 from webtraj.model.run_settings import SuiteOptions
 
 ENTRY_POINT_GROUP = "webtraj.suites"
@@ -100,22 +99,22 @@ def entries() -> tuple[SuiteEntry, ...]:
     (an entry point naming a `SuiteEntry`, or a `Suite` subclass: its entry is made here).
     A published name the registry already has is not taken."""
     out = {e.name: e for e in NAMED}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in out:
+    for name in entry_point_names(ENTRY_POINT_GROUP):
+        if name in out:
             continue
-        target = load_spec(ep.value, what="suite")
+        target = load_entry_point(ENTRY_POINT_GROUP, name, what="suite")
         if not isinstance(target, SuiteEntry):
-            out[ep.name] = SuiteEntry(name=ep.name, suite=ep.value)
+            out[name] = SuiteEntry(name=name,
+                                   suite=f"{target.__module__}:{target.__qualname__}")
             continue
-        if target.name != ep.name:
-            raise InputError(f"suite {ep.name!r} ({ep.value}) is the entry of a suite called "
+        if target.name != name:
+            raise InputError(f"suite {name!r} is the entry of a suite called "
                              f"{target.name!r}", field="suite")
         if target.evaluators or target.outcome_judges:  # read at import by evaluate, curate
-            raise InputError(f"suite {ep.name!r} ({ep.value}): a published suite names its "
-                             "evaluators by module path in its tasks, or publishes them with "
-                             "entry points of 'webtraj.evaluators', not in its entry",
-                             field="suite")
-        out[ep.name] = target
+            raise InputError(f"suite {name!r}: a published suite names its evaluators by "
+                             "module path in its tasks, or publishes them with entry points "
+                             "of 'webtraj.evaluators', not in its entry", field="suite")
+        out[name] = target
     return tuple(out.values())
 
 

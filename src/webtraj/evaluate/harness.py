@@ -7,15 +7,20 @@ case becomes a trajectory (`case_trajectory`) and every scorer is an evaluator r
 config or name (`"action_correct"`), or a plain function called with the keyword arguments it
 names among `input, output, expected, metadata` (all four if it takes `**kwargs`) returning a
 number in [0, 1], a named score (`NamedScore`, a dict with `name` and `score`, or a `Score`)
-or None (skipped; see `case_scorers`). Cases run concurrently; summaries can be grouped by any
-metadata key; with `store=DIR` the cases and their scores are stored as a run."""
+or None (skipped; see `case_scorers`). Cases run concurrently. The cases and their scores are
+always stored as a run (in `store=DIR`, else in a temporary folder removed at the end), and
+the summaries, overall and by every metadata key, are read back from that run's index
+(`IndexReader.evaluator_counts_by`): the numbers `webtraj runs show` and the report print
+for the run, counted in one place."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +40,13 @@ from webtraj.evaluate.protocol import EvalEnv, Evaluator
 from webtraj.evaluate.registry import create
 from webtraj.evaluate.trajectory_scoring import run_evaluator
 from webtraj.model.base import FrozenModel
+from webtraj.model.errors import InputError
 from webtraj.model.run import RunInfo
 from webtraj.model.score import Score
 from webtraj.model.task import Task
 from webtraj.model.trajectory import Termination, Trajectory
 from webtraj.store import RunStore
+from webtraj.store.queries import IndexReader, ScoreCounts
 
 __all__ = ["Eval", "EvalCase", "EvalResult", "CaseResult", "NamedScore", "ScoreSummary",
            "action_correct", "element_match", "operation_match"]
@@ -68,9 +75,22 @@ class CaseResult(FrozenModel):
 
 
 class ScoreSummary(FrozenModel):
+    """One scorer over a set of cases, as the run's index counts it (`ScoreCounts`, what
+    `runs show` prints): `mean` over the `scored` cases; `skipped`, the cases without a
+    value, are the `unscored` ones (the scorer could not decide) and the `errors` (the task
+    or the scorer failed)."""
+
     mean: float | None
     scored: int
     skipped: int
+    unscored: int = 0
+    errors: int = 0
+
+    @classmethod
+    def of(cls, counts: ScoreCounts) -> ScoreSummary:
+        return cls(mean=counts.mean, scored=counts.scored,
+                   skipped=counts.unscored + counts.errors, unscored=counts.unscored,
+                   errors=counts.errors)
 
 
 class EvalResult(FrozenModel):
@@ -78,26 +98,18 @@ class EvalResult(FrozenModel):
     cases: list[CaseResult]
     summary: dict[str, ScoreSummary]
     run_dir: str | None = None
+    # Metadata key -> its value as text ("" for a case without it) -> the summaries of those
+    # cases: for every key the cases' metadata has, read from the run's index.
+    groups: dict[str, dict[str, dict[str, ScoreSummary]]] = Field(default_factory=dict)
 
     def grouped(self, key: str) -> dict[str, dict[str, ScoreSummary]]:
         """Summaries per value of metadata `key` (cases without it go under "")."""
-        groups: dict[str, list[CaseResult]] = {}
-        for c in self.cases:
-            groups.setdefault(str(c.metadata.get(key, "")), []).append(c)
-        return {g: _summarize(cs) for g, cs in groups.items()}
-
-
-def _summarize(cases: Sequence[CaseResult]) -> dict[str, ScoreSummary]:
-    names: list[str] = []
-    for c in cases:
-        names.extend(n for n in c.scores if n not in names)
-    out = {}
-    for n in names:
-        vals = [c.scores[n] for c in cases if n in c.scores]
-        got = [v for v in vals if v is not None]
-        out[n] = ScoreSummary(mean=sum(got) / len(got) if got else None, scored=len(got),
-                              skipped=len(vals) - len(got))
-    return out
+        if key in self.groups:
+            return self.groups[key]
+        if any(key in c.metadata for c in self.cases):
+            raise KeyError(f"this result has no summaries by {key!r} (a result made without "
+                           "its `groups`); run the Eval again to have them")
+        return {"": self.summary} if self.cases else {}
 
 
 def _as_case(item: Any, i: int) -> EvalCase:
@@ -148,23 +160,79 @@ def case_trajectory(eval_name: str, case_id: str, input: Any, expected: Any,
         error=error, metadata={"duration_s": duration_s})
 
 
-def store_eval(root: str | Path, result: EvalResult,
-               cases: Sequence[tuple[Trajectory, Sequence[Score]]], *,
-               scorers: Sequence[str], group_by: Sequence[str] = ()) -> Path:
+Summaries = dict[str, ScoreSummary]
+
+
+def _by_group(index: IndexReader, cases: Sequence[tuple[str, CaseResult]],
+              labels: Mapping[str, str]) -> dict[str, Summaries]:
+    """Group -> scorer -> its summary over the cases (trajectory id, case) that `labels` puts
+    in the group, counted by the index; scorers in the order the group's cases name them."""
+    counts = index.evaluator_counts_by(labels)
+    names: dict[str, dict[str, None]] = {}
+    for tid, case in cases:
+        names.setdefault(labels[tid], {}).update(dict.fromkeys(case.scores))
+    return {g: {n: ScoreSummary.of(counts[g][n]) for n in ns} for g, ns in names.items()}
+
+
+def read_summaries(index: IndexReader, cases: Sequence[tuple[str, CaseResult]]
+                   ) -> tuple[Summaries, dict[str, dict[str, Summaries]]]:
+    """The summary of the stored cases (trajectory id, case) and their summaries by the value
+    of every metadata key they have, from the run's index (other trajectories of the run
+    left out)."""
+    summary = _by_group(index, cases, {tid: "" for tid, _ in cases}).get("", {})
+    keys = dict.fromkeys(k for _, case in cases for k in case.metadata)
+    groups = {key: _by_group(index, cases, {tid: str(case.metadata.get(key, ""))
+                                            for tid, case in cases}) for key in keys}
+    return summary, groups
+
+
+def store_eval(root: str | Path, name: str,
+               cases: Sequence[tuple[CaseResult, Trajectory, Sequence[Score]]], *,
+               scorers: Sequence[str], group_by: Sequence[str] = ()) -> EvalResult:
+    """Store the cases and their scores as a run at `root` (one trajectory per case) and
+    read the result's summaries back from its index; the run record's `results` keep the
+    summary and the groupings by `group_by`."""
     eval_info = {"kind": "eval", "scorers": list(scorers), "group_by": list(group_by)}
-    info = RunInfo(name=result.name, command="Eval", results=eval_info)
-    summary = {k: v.model_dump() for k, v in result.summary.items()}
-    grouped = {key: {g: {n: s.model_dump() for n, s in ss.items()}
-                     for g, ss in result.grouped(key).items()} for key in group_by}
+    info = RunInfo(name=name, command="Eval", results=eval_info)
     with RunStore.open_or_create(root, info) as store:
         pairs: list[tuple[str, Score]] = []
-        for traj, scores in cases:
+        for _, traj, scores in cases:
             store.add_trajectory(traj, replace=True)
             pairs.extend((traj.trajectory_id, s) for s in scores)
         store.add_scores(pairs)
-        store.update_info(results={**store.info.results, **eval_info,
-                                   "summary": _json(summary), "grouped": _json(grouped)})
-    return Path(root)
+        with IndexReader.open(store.root) as index:
+            summary, groups = read_summaries(
+                index, [(traj.trajectory_id, case) for case, traj, _ in cases])
+        result = EvalResult(name=name, cases=[case for case, _, _ in cases], summary=summary,
+                            groups=groups)
+        grouped = {key: {g: {n: s.model_dump() for n, s in ss.items()}
+                         for g, ss in result.grouped(key).items()} for key in group_by}
+        store.update_info(results={
+            **store.info.results, **eval_info,
+            "summary": _json({k: v.model_dump() for k, v in summary.items()}),
+            "grouped": _json(grouped)})
+    return result
+
+
+@contextmanager
+def _run_folder(store: Path | None) -> Iterator[Path]:
+    """The user's run folder, or a temporary one removed afterwards."""
+    if store is not None:
+        yield store
+        return
+    with tempfile.TemporaryDirectory(prefix="webtraj-eval-") as tmp:
+        yield Path(tmp) / "run"
+
+
+def _distinct_ids(cases: Sequence[EvalCase]) -> None:
+    """Each case is stored as its own trajectory, named by its id: two cases with one id
+    would be one trajectory (the later replacing the earlier) and counted once."""
+    first: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        j = first.setdefault(case.id or "", i)
+        if j != i:
+            raise InputError(f"case {i} has the id {case.id!r} of case {j}; give each case its "
+                             "own id", record=i, field="id")
 
 
 class Eval:
@@ -227,6 +295,7 @@ class Eval:
     async def arun(self) -> EvalResult:
         data = self.data() if callable(self.data) else self.data
         cases = [_as_case(item, i) for i, item in enumerate(data)]
+        _distinct_ids(cases)
         sem = asyncio.Semaphore(self.concurrency)
         evaluators = [as_evaluator(s, self.env) for s in self.scores]
 
@@ -235,11 +304,10 @@ class Eval:
                 return await self._one(c, evaluators)
 
         done = list(await asyncio.gather(*(guarded(c) for c in cases)))
-        results = [r for r, _, _ in done]
-        result = EvalResult(name=self.name, cases=results, summary=_summarize(results))
+        with _run_folder(self.store) as root:
+            result = store_eval(root, self.name, done, scorers=[e.name for e in evaluators],
+                                group_by=self.group_by)
         if self.store is not None:
-            store_eval(self.store, result, [(t, sc) for _, t, sc in done],
-                       scorers=[e.name for e in evaluators], group_by=self.group_by)
             result = result.model_copy(update={"run_dir": str(self.store)})
         return result
 

@@ -94,8 +94,7 @@ def _value(m: Metric, c: ScoreCounts, detail: tuple[float, int] | None = None) -
         total, n = detail or (0.0, 0)
         return MetricValue(key=m.key, label=m.label, value=total / n if n else None, n=n)
     if m.source == "mean":
-        return MetricValue(key=m.key, label=m.label, n=c.scored,
-                           value=c.total / c.scored if c.scored else None)
+        return MetricValue(key=m.key, label=m.label, n=c.scored, value=c.mean)
     ci = wilson(c.success, c.scored)
     return MetricValue(key=m.key, label=m.label, n=c.scored,
                        value=c.success / c.scored if c.scored else None,

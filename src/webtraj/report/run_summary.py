@@ -100,7 +100,7 @@ def summarize(store: RunStore, *, verify: bool = True,
 def _evaluator_summary(ev: str, counts: ScoreCounts) -> EvaluatorSummary:
     """An evaluator's row from its counts (`IndexReader.evaluator_counts`, the one place
     they are counted)."""
-    mean = counts.total / counts.scored if counts.scored else None
+    mean = counts.mean
     return EvaluatorSummary(
         evaluator=ev, scored=counts.scored, unscored=counts.unscored, errors=counts.errors,
         mean=mean, sr=counts.success / counts.scored if counts.scored else None,

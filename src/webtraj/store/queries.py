@@ -11,6 +11,7 @@ migrations.IndexTooOld / IndexTooNew, naming the command that upgrades it."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -113,9 +114,21 @@ class ScoreCounts(BaseModel):
     # Scores that carry per-constraint judgements (their value is a CSR).
     with_constraints: int = 0
 
+    @property
+    def mean(self) -> float | None:
+        """The mean value of the scored episodes (None when none is scored)."""
+        return self.total / self.scored if self.scored else None
+
     def __add__(self, other: ScoreCounts) -> ScoreCounts:
         return ScoreCounts(**{k: getattr(self, k) + getattr(other, k)
                               for k in ScoreCounts.model_fields})
+
+
+# The columns of ScoreCounts over `IndexReader._current()`'s rows: an episode that ended in an
+# error, or a score that is an evaluator error, is an error; an undecided score is unscored.
+_COUNTS = ("COUNT(*), SUM(err OR (value IS NULL AND serr)), SUM(NOT err AND value IS NOT NULL), "
+           "SUM(NOT err AND value IS NULL AND NOT serr), SUM(NOT err AND value >= 1.0), "
+           "SUM(CASE WHEN NOT err THEN value END), SUM(hc)")
 
 
 class UnscoredReason(BaseModel):
@@ -412,17 +425,43 @@ class IndexReader:
 
     def evaluator_counts(self) -> dict[str, ScoreCounts]:
         """Per evaluator with a stored score, the counts of its current scores: the one
-        place they are counted (report.metrics, `runs show`'s evaluators, the viewer)."""
-        out = {}
-        for ev, n, errors, scored, unscored, success, total, hc in self._conn.execute(
-                "SELECT evaluator, COUNT(*), SUM(err OR (value IS NULL AND serr)), "
-                "SUM(NOT err AND value IS NOT NULL), SUM(NOT err AND value IS NULL AND NOT serr), "
-                "SUM(NOT err AND value >= 1.0), SUM(CASE WHEN NOT err THEN value END), "
-                f"SUM(hc) FROM ({self._current()}) GROUP BY evaluator"):
-            out[ev] = ScoreCounts(episodes=n, errors=errors or 0, scored=scored or 0,
-                                  unscored=unscored or 0, success=success or 0,
-                                  total=total or 0.0, with_constraints=hc or 0)
-        return out
+        place they are counted (report.metrics, `runs show`'s evaluators, the viewer, the
+        Eval harness through `evaluator_counts_by`)."""
+        return {ev: counts for _, ev, counts in self._evaluator_counts(
+            f"SELECT '', evaluator, {_COUNTS} FROM ({self._current()}) GROUP BY evaluator")}
+
+    def evaluator_counts_by(self, groups: Mapping[str, str]
+                            ) -> dict[str, dict[str, ScoreCounts]]:
+        """group -> evaluator -> the counts of `evaluator_counts` over the trajectories
+        `groups` names (trajectory id -> its group); the others are left out. The Eval
+        harness's summary of its cases and its summaries by a metadata value."""
+        conn = self._conn
+        # The groups by trajectory row id, in a table of this connection alone (a read-only
+        # index still has its own temporary tables): one seek per score.
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS count_groups "
+                     "(traj INTEGER PRIMARY KEY, grp TEXT NOT NULL)")
+        conn.execute("DELETE FROM temp.count_groups")
+        try:
+            conn.execute("INSERT INTO temp.count_groups SELECT t.id, j.value FROM "
+                         "json_each(?) j JOIN main.trajectories t ON t.trajectory_id = j.key",
+                         (orjson.dumps(dict(groups)).decode(),))
+            out: dict[str, dict[str, ScoreCounts]] = {}
+            for group, ev, counts in self._evaluator_counts(
+                    f"SELECT grp, evaluator, {_COUNTS} FROM (SELECT g.grp AS grp, c.* FROM "
+                    f"({self._current()}) c JOIN temp.count_groups g ON g.traj = c.traj) "
+                    "GROUP BY grp, evaluator"):
+                out.setdefault(group, {})[ev] = counts
+            return out
+        finally:
+            conn.execute("DELETE FROM temp.count_groups")
+
+    def _evaluator_counts(self, sql: str, params: tuple[str, ...] = ()
+                          ) -> Iterator[tuple[str, str, ScoreCounts]]:
+        for group, ev, n, errors, scored, unscored, success, total, hc in self._conn.execute(
+                sql, params):
+            yield group, ev, ScoreCounts(
+                episodes=n, errors=errors or 0, scored=scored or 0, unscored=unscored or 0,
+                success=success or 0, total=total or 0.0, with_constraints=hc or 0)
 
     def detail_total(self, evaluators: list[str], key: str) -> tuple[float, int]:
         """Sum and count of the numeric `details[key]` of the scored current scores of

@@ -3,6 +3,7 @@ the model's defaults, bounds and help, the Python API takes them by the model's 
 run made either way records the same settings and definition. Every other command with a
 settings model takes its options from the model the same way (no default written twice)."""
 
+import ast
 import functools
 import inspect
 import json
@@ -15,18 +16,21 @@ from typer.testing import CliRunner
 
 import webtraj.api as wt
 from factories import SANDBOX_TODAY
+from webtraj.agents.mindact.settings import MindActOptions, PredictSettings
 from webtraj.cli.app import app
 from webtraj.cli.run_settings import SETTING_MARK, setting_default, setting_of, settings_table
 from webtraj.curate.settings import CurateSettings
+from webtraj.evaluate.mind2web.step_metrics import ScoreSettings
 from webtraj.execute.curation import CurateRun
 from webtraj.execute.explore import ExploreOptions
 from webtraj.execute.suites.protocol import ListOptions
-from webtraj.generate.pipeline import GenerateOptions
+from webtraj.generate.options import GenerateOptions, RefreshSettings
 from webtraj.model import InputError
 from webtraj.model.run import RunConfig, RunDefinition
 from webtraj.model.suite_registry import option_names, options_declaring, options_model
 from webtraj.record.session import RecordSettings
 from webtraj.train.config import LoraSettings, TrainSettings
+from webtraj.train.mind2web_sft import SftExportSettings
 
 FIELDS = RunConfig.model_fields
 # The suites' own options (their options models, through the registry), which `webtraj run`
@@ -170,25 +174,27 @@ SETTINGS_MODELS = {
     "curate": (CurateSettings, CurateRun),
     "sites tasks": (ListOptions, options_model("miniwob"), options_model("webarena-verified")),
     "sites list": (ListOptions,),
-    "tasks generate": (GenerateOptions,),
-    # The sandbox's own serving (host, ports, date, seed are arguments of serve_all).
-    "sites serve": (),
+    "tasks generate": (GenerateOptions,), "tasks refresh-dates": (RefreshSettings,),
+    # The sandbox's own serving: its seed is a run's (host, ports and date are its own).
+    "sites serve": (RunConfig,),
     "view": (), "report": (), "distill": (), "schema": (),
     "runs list": (), "runs show": (), "runs upgrade": (), "runs export": (),
     "llm check": (), "llm scripted-server": (), "llm serve-local": (),
     "llm cache stats": (), "llm cache clear": (),
     "eval": (), "eval webarena-verified": (), "judges compare": (),
-    "mind2web score": (), "mind2web rank": (), "mind2web predict": (), "mind2web run": (),
-    "mind2web export-sft": (),
+    "mind2web score": (ScoreSettings,), "mind2web rank": (),
+    "mind2web predict": (PredictSettings,), "mind2web run": (PredictSettings,),
+    "mind2web export-sft": (SftExportSettings,),
     "import browser-use": (), "import webvoyager": (), "import mind2web": (),
     "import webarena-verified": (),
-    "tasks refresh-dates": (), "tasks constraints": (), "tasks from-demos": (),
+    "tasks constraints": (), "tasks from-demos": (),
     "export mind2web": (), "export webarena-verified": (),
 }
 # Options spelled otherwise than the field they set.
 FIELD_OF = {("record", "timeout"): "timeout_s", ("train", "lora_r"): "r",
             ("train", "lora_alpha"): "alpha", ("train", "lora_dropout"): "dropout",
-            ("curate", "workers"): "num_cpus", ("tasks generate", "n"): "per_level"}
+            ("curate", "workers"): "num_cpus", ("tasks generate", "n"): "per_level",
+            ("mind2web score", "reference_trailing"): "drop_trailing_unranked"}
 # Options named like a field of the command's model that are the command's own, and why.
 OWN_OPTIONS = {
     ("record", "suite"): "record's own help (a person records booking tasks)",
@@ -198,6 +204,7 @@ OWN_OPTIONS = {
     ("curate", "out"): "required; optional to click because curate is also a group",
     ("tasks generate", "levels"): "the model requires parsed levels; the command offers all",
     ("tasks generate", "today"): "the model requires a date; the command's default is now",
+    ("sites serve", "today"): "the served date (default: the real date), not a run's",
 }
 
 
@@ -271,3 +278,56 @@ def test_no_option_writes_a_default_its_settings_model_declares(command):
                 assert option.min == rule.ge, (command, option.name)
             if hasattr(rule, "le"):
                 assert option.max == rule.le, (command, option.name)
+
+
+# Settings models besides the commands' own whose fields a command line may set under the
+# same name (the live agent's options share the prediction's top_k and seed).
+OTHER_SETTINGS_MODELS = (MindActOptions,)
+CLI_SOURCES = Path(__file__).parent.parent / "src" / "webtraj"
+
+
+def literal_defaults(root: Path) -> list[tuple[str, str, object]]:
+    """(file:line, parameter, value) of each typer option of the commands under `root`
+    (cli/ and the suites' commands) whose default is written as a number."""
+    found = []
+    files = [*(root / "cli").glob("*.py"), *(root / "suites").glob("*/commands*.py")]
+    for path in sorted(files):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            args = [*fn.args.posonlyargs, *fn.args.args]
+            pairs = [*zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults,
+                          strict=True),
+                     *zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)]
+            for arg, default in pairs:
+                if not (isinstance(default, ast.Call) and default.args
+                        and ast.unparse(default.func) == "typer.Option"):
+                    continue
+                first = default.args[0]
+                if isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub):
+                    first = first.operand
+                if isinstance(first, ast.Constant) and type(first.value) in (int, float):
+                    found.append((f"{path.relative_to(root)}:{default.lineno}", arg.arg,
+                                  ast.literal_eval(default.args[0])))
+    return found
+
+
+def test_no_command_writes_a_number_a_settings_model_declares():
+    """A number written as an option's default where a settings model has a field of the
+    option's name is a default written twice (`webtraj mind2web predict --top-k 50` beside
+    MindActOptions.top_k, `--seed 0` beside a model's seed): take it from the model."""
+    models = {m for ms in SETTINGS_MODELS.values() for m in ms} | set(OTHER_SETTINGS_MODELS)
+    owners: dict[str, list[str]] = {}
+    for model in models:
+        for name in model.model_fields:
+            owners.setdefault(name, []).append(model.__name__)
+    written = [(where, name, value, sorted(owners[name]))
+               for where, name, value in literal_defaults(CLI_SOURCES) if name in owners]
+    assert written == [], "options that write a default a settings model holds: " + "; ".join(
+        f"{where} {name}={value!r} ({', '.join(models)})" for where, name, value, models
+        in written)
+    # The scan sees the options it must judge (a number it ignores would pass unseen).
+    seen = {(where.split(":")[0], name) for where, name, _ in literal_defaults(CLI_SOURCES)}
+    assert ("cli/view.py", "port") in seen
+

@@ -60,12 +60,12 @@ def test_a_predictor_trained_on_the_export_serves_mind2web_predict(m2w, tmp_path
     from webtraj.testing.tiny_model import build_tiny_model
     from webtraj.train.config import LoraSettings, TrainConfig
     from webtraj.train.local_model import LocalModel
-    from webtraj.train.mind2web_sft import export_sft
+    from webtraj.train.mind2web_sft import SftExportSettings, export_sft
     from webtraj.train.serve import LocalServer
     from webtraj.train.sft import train
 
     data = tmp_path / "sft"
-    export_sft(m2w, data, top_k=10, limit=4)
+    export_sft(m2w, data, SftExportSettings(top_k=10, limit=4))
     texts = [m["content"] for x in (data / "train.jsonl").read_bytes().splitlines()
              for m in orjson.loads(x)["messages"]]
     base = build_tiny_model(texts, tmp_path / "base")

@@ -13,10 +13,11 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
+from webtraj.agents.mindact.settings import MindActOptions
 from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.agents.protocol import Agent, AgentError
 from webtraj.model import InputError
@@ -35,15 +36,6 @@ ENTRY_POINT_GROUP = "webtraj.agents"
 
 class LLMAgentOptions(PromptOptions):
     """Options of the `llm` agent: those of its prompt (`agents/prompt_builder.py`)."""
-
-
-class MindActOptions(StrictOptions):
-    """Options of the `mindact` agent (MindAct stage 1 ranker + stage 2 tournament)."""
-
-    ranker: Literal["bm25", "minilm"] = "bm25"
-    top_k: int = Field(default=50, ge=1)
-    seed: int = 0
-    previous_k: int = Field(default=3, ge=0)
 
 
 # (options model or None, LLM client or None) -> agent
@@ -114,7 +106,7 @@ def _mindact(opts: Any, llm: Any) -> Agent:
         from webtraj.agents.mindact.live_agent import MindActAgent
     except ImportError as exc:
         raise AgentError(f"the mindact agent is not available: {exc}") from None
-    return MindActAgent(llm, **opts.model_dump())
+    return MindActAgent(llm, opts)
 
 
 BUILTIN_AGENTS: dict[str, AgentEntry] = {

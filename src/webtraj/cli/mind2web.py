@@ -10,10 +10,13 @@ from pathlib import Path
 import orjson
 import typer
 
+from webtraj.agents.mindact.settings import PredictSettings
 from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
+from webtraj.cli.run_settings import setting
 from webtraj.cli.train import export_sft
+from webtraj.evaluate.mind2web.step_metrics import SCORE_DEFAULTS, ScoreSettings
 
 app = typer.Typer(help="Mind2Web: rank, predict and score next actions offline.\n\n"
                   "Example: webtraj mind2web score --data data/test_task --predictions p.jsonl "
@@ -101,9 +104,10 @@ def _ranking_name(ranks: Path | None, rankings: dict, ranked_steps: int, n_steps
     return f"the ranks carried by the data ({ranked_steps} of {n_steps} steps ranked)"
 
 
-def score_source(data: str, predictions: Path, *, ranks: Path | None = None, top_k: int = 50,
-                 drop_trailing_unranked: bool = False, per_step: Path | None = None,
-                 limit: int | None = None):
+def score_source(data: str, predictions: Path, *, ranks: Path | None = None,
+                 top_k: int = SCORE_DEFAULTS.top_k,
+                 drop_trailing_unranked: bool = SCORE_DEFAULTS.drop_trailing_unranked,
+                 per_step: Path | None = None, limit: int | None = None):
     """Score a predictions file against data; returns (metrics, issues, scorer)."""
     from webtraj.evaluate.mind2web.step_metrics import Scorer
     from webtraj.formats.mind2web import IssueLog, iter_steps
@@ -144,14 +148,11 @@ def score(
     ranks: Path | None = typer.Option(None, "--ranks", exists=True, dir_okay=False,
                                       help="Rankings from `webtraj mind2web rank` "
                                            "(default: ranks carried by the data)."),
-    top_k: int = typer.Option(50, "--top-k", min=1, help="Recall cap: positives ranked "
-                                                          "below k are acceptable."),
+    top_k: int = setting("top_k", model=ScoreSettings),
     per_step: Path | None = typer.Option(None, "--per-step",
                                          help="Also write per-step results (JSONL)."),
-    reference_trailing: bool = typer.Option(
-        False, "--reference-trailing",
-        help="Reproduce the reference's drop of trailing unanswerable steps from macro "
-             "metrics."),
+    reference_trailing: bool = setting("drop_trailing_unranked", "--reference-trailing",
+                                       model=ScoreSettings),
 ) -> None:
     """Score next-action predictions with the Mind2Web metrics (macro over tasks).
 
@@ -318,9 +319,9 @@ def predict(
     llm: str | None = llm_option("the predictions"),
     ranks: Path | None = typer.Option(None, "--ranks", exists=True, dir_okay=False,
                                       help="Rankings JSONL (default: data ranks, else BM25)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the candidate shuffle."),
-    top_k: int = typer.Option(50, "--top-k", min=1),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Steps in flight."),
+    seed: int = setting("seed", model=PredictSettings),
+    top_k: int = setting("top_k", model=PredictSettings),
+    concurrency: int = setting("concurrency", model=PredictSettings),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
     no_cache: bool = no_cache_option(),
     screenshot: bool = typer.Option(False, "--screenshot", help=SCREENSHOT_HELP),
@@ -354,9 +355,9 @@ def run(
     model: str | None = typer.Option(None, "--model", help="Ranker model path."),
     method: str = typer.Option("multichoice", "--method", help=METHOD_HELP),
     llm: str | None = llm_option("the predictions"),
-    seed: int = typer.Option(0, "--seed"),
-    top_k: int = typer.Option(50, "--top-k", min=1),
-    concurrency: int = typer.Option(8, "--concurrency", min=1),
+    seed: int = setting("seed", model=PredictSettings),
+    top_k: int = setting("top_k", model=PredictSettings),
+    concurrency: int = setting("concurrency", model=PredictSettings),
     limit: int | None = typer.Option(None, "--limit", min=1),
     screenshot: bool = typer.Option(False, "--screenshot", help=SCREENSHOT_HELP),
     image_max_side: int = typer.Option(IMAGE_MAX_SIDE, "--image-max-side", min=64,

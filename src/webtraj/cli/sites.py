@@ -11,6 +11,7 @@ import typer
 
 from webtraj.cli.common import UsageError, console, esc, fail
 from webtraj.cli.run_settings import given_options, setting, with_suite_options
+from webtraj.model.run_settings import RunConfig
 from webtraj.model.suite_registry import default_suite
 from webtraj.model.task_listing import DEFAULT_PORT_BASE, ListOptions
 
@@ -24,7 +25,7 @@ def serve(
     port_base: int = typer.Option(DEFAULT_PORT_BASE, "--port-base",
                                   help="Site i listens on base + i."),
     today: str = typer.Option(None, help="Fix 'today' (YYYY-MM-DD); default: the real date."),
-    seed: int = typer.Option(0, help="Inventory seed."),
+    seed: int = setting("seed", model=RunConfig),
 ) -> None:
     """Serve the five sandbox sites, each on its own port.
 

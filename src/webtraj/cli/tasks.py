@@ -12,7 +12,7 @@ import typer
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
 from webtraj.cli.run_settings import setting
-from webtraj.generate.options import GenerateOptions
+from webtraj.generate.options import GenerateOptions, RefreshSettings
 
 app = typer.Typer(help="Generate tasks, extract constraints, refresh dates.\n\nExample: webtraj "
                   "tasks refresh-dates --tasks tasks.jsonl --out fresh.jsonl",
@@ -67,7 +67,7 @@ def refresh_dates(
     tasks: Path = typer.Option(..., "--tasks", help="Task file (JSONL or JSON list)."),
     out: Path = typer.Option(..., "--out", help="Where to write the refreshed tasks (JSONL)."),
     today: str = typer.Option(None, "--today", help="Today as YYYY-MM-DD (default: now)."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the choice of new dates."),
+    seed: int = setting("seed", model=RefreshSettings),
     report: Path = typer.Option(None, "--report", help="Also write the full report (JSON)."),
     show: int = typer.Option(10, "--show", help="Changed tasks to list (0: none)."),
 ) -> None:

@@ -17,6 +17,7 @@ from rich.table import Table
 from webtraj.cli.common import console, err_console, fail
 from webtraj.cli.run_settings import setting, setting_help
 from webtraj.train.config import LoraSettings, TrainSettings
+from webtraj.train.mind2web_sft import SftExportSettings
 
 
 def option(name: str, *flags: str, model: Any = TrainSettings, form: str = "",
@@ -252,13 +253,11 @@ def export_sft(
     data: str = typer.Option(..., "--data", help="A Mind2Web file (.json, .jsonl, .parquet), "
                              "a folder of them, or hub:SPLIT."),
     out: Path = typer.Option(..., "--out", help="Folder for train.jsonl / validation.jsonl."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the candidate shuffle and the split."),
-    top_k: int = typer.Option(50, "--top-k", min=1, help="Candidates per step (by rank)."),
-    neg_groups: int = typer.Option(1, "--neg-groups", min=0, help="'None of the above' "
-                                   "questions per step."),
-    val_fraction: float = typer.Option(0.0, "--val-fraction", min=0.0, max=0.99,
-                                       help="Share of tasks in validation."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
+    seed: int = setting("seed", model=SftExportSettings),
+    top_k: int = setting("top_k", model=SftExportSettings),
+    neg_groups: int = setting("neg_groups", model=SftExportSettings),
+    val_fraction: float = setting("val_fraction", model=SftExportSettings),
+    limit: int | None = setting("limit", model=SftExportSettings),
 ) -> None:
     """Write MindAct's multiple-choice action prediction data (the Mind2Web paper) in chat form, for
     `webtraj train`; the trained model then serves `webtraj mind2web predict` through
@@ -269,8 +268,9 @@ def export_sft(
     from webtraj.train.mind2web_sft import export_sft as run_export
 
     try:
-        stats, issues = run_export(data, out, seed=seed, top_k=top_k, neg_groups=neg_groups,
-                                   val_fraction=val_fraction, limit=limit)
+        stats, issues = run_export(data, out, SftExportSettings(
+            seed=seed, top_k=top_k, neg_groups=neg_groups, val_fraction=val_fraction,
+            limit=limit))
     except (FileNotFoundError, ValueError) as exc:
         raise fail(escape(str(exc))) from None
     console.print(f"{stats.steps} steps -> {stats.records.get('train', 0)} train / "

@@ -1,5 +1,6 @@
-"""The settings of a task generation (`webtraj tasks generate`), declared once: the command
-takes its options' defaults, bounds and help from them. A module of its own so that the
+"""The settings of a task generation (`webtraj tasks generate`) and of a refresh of task
+dates (`webtraj tasks refresh-dates`), declared once: the commands take their options'
+defaults, bounds and help from them. A module of its own so that the
 command line reads them without importing the pipeline."""
 
 from __future__ import annotations
@@ -28,3 +29,12 @@ class GenerateOptions(FrozenModel):
                                           "else extracted), model or extract.")
     strict_dates: bool = Field(default=False, description="Reject dates not written Month DD, "
                                "YYYY (default: rewrite them).")
+
+
+class RefreshSettings(FrozenModel):
+    """Settings of a refresh of task dates (`generate/refresh.py` takes them one by one)."""
+
+    seed: int = Field(default=0, description="Seed for the choice of new dates.")
+
+
+REFRESH_DEFAULTS = RefreshSettings()

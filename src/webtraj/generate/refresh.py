@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, JsonValue
 
 from webtraj.generate.dates import DateMention, Style, find_dates, render, resolve, style_of
+from webtraj.generate.options import REFRESH_DEFAULTS
 from webtraj.generate.weekdays import attached_weekdays, weekday_text
 from webtraj.generate.window import window
 from webtraj.model.action import Action
@@ -206,7 +207,8 @@ def _hints(path: str, mentions: dict[str, list[DateMention]]) -> list[Style]:
     return [style_of(m) for p in ordered for m in mentions[p]]
 
 
-def refresh_task(task: Task, today: dt.date, *, seed: int = 0) -> tuple[Task, TaskRefresh]:
+def refresh_task(task: Task, today: dt.date, *, seed: int = REFRESH_DEFAULTS.seed
+                 ) -> tuple[Task, TaskRefresh]:
     """The task with its dates moved when stale, and what changed."""
     mentions = task_mentions(task, today)
     all_dates = [d for ms in mentions.values() for m in ms for d in m.dates]
@@ -244,7 +246,7 @@ def refresh_task(task: Task, today: dt.date, *, seed: int = 0) -> tuple[Task, Ta
                                  changes=tuple(changes), warnings=tuple(warnings))
 
 
-def refresh_tasks(tasks: list[Task], today: dt.date, *, seed: int = 0
+def refresh_tasks(tasks: list[Task], today: dt.date, *, seed: int = REFRESH_DEFAULTS.seed
                   ) -> tuple[list[Task], RefreshReport]:
     out: list[Task] = []
     items: list[TaskRefresh] = []

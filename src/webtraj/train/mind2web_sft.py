@@ -15,14 +15,30 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from webtraj.agents.mindact.prompt import SYSTEM_PROMPT, build_choice_prompt
+from webtraj.agents.mindact.settings import ChoiceSettings
 from webtraj.agents.mindact.tournament import GROUP_SIZE, step_page, step_rng, top_candidates
 from webtraj.curate.split import TRAIN, VALIDATION, validation_tasks
 from webtraj.formats.mind2web.load import iter_steps
 from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 from webtraj.store.atomic import write_bytes_atomic
+
+
+class SftExportSettings(ChoiceSettings):
+    """Settings of the export (`webtraj mind2web export-sft`): the candidates each step's
+    questions hold are chosen as at inference (`ChoiceSettings`, the same defaults)."""
+
+    seed: int = Field(default=ChoiceSettings().seed, description="Seed of the candidate "
+                      "shuffle and the split.")
+    neg_groups: int = Field(default=1, ge=0, description="'None of the above' questions per "
+                            "step.")
+    previous_k: int = Field(default=5, ge=0, description="Previous actions each question "
+                            "shows.")
+    val_fraction: float = Field(default=0.0, ge=0.0, le=0.99, description="Share of tasks in "
+                                "validation.")
+    limit: int | None = Field(default=None, ge=1, description="Only the first N steps.")
 
 
 class ExportStats(BaseModel):
@@ -76,10 +92,11 @@ def step_records(step: M2WStep, *, seed: int, top_k: int, neg_groups: int,
     return out
 
 
-def export_sft(source: str | Path, out: Path, *, seed: int = 0, top_k: int = 50,
-               neg_groups: int = 1, previous_k: int = 5, val_fraction: float = 0.0,
-               limit: int | None = None) -> tuple[ExportStats, IssueLog]:
+def export_sft(source: str | Path, out: Path,
+               settings: SftExportSettings = SftExportSettings()
+               ) -> tuple[ExportStats, IssueLog]:
     """Write `train.jsonl` / `validation.jsonl` (split by task) and `export_stats.json`."""
+    seed, limit = settings.seed, settings.limit
     issues = IssueLog()
     stats = ExportStats()
     by_task: dict[str, list[bytes]] = {}
@@ -88,9 +105,9 @@ def export_sft(source: str | Path, out: Path, *, seed: int = 0, top_k: int = 50,
             break
         stats.steps += 1
         by_task.setdefault(step.annotation_id, []).extend(step_records(
-            step, seed=seed, top_k=top_k, neg_groups=neg_groups, previous_k=previous_k,
-            stats=stats, issues=issues))
-    held_out = validation_tasks(list(by_task), val_fraction, seed)
+            step, seed=seed, top_k=settings.top_k, neg_groups=settings.neg_groups,
+            previous_k=settings.previous_k, stats=stats, issues=issues))
+    held_out = validation_tasks(list(by_task), settings.val_fraction, seed)
     lines: dict[str, list[bytes]] = {TRAIN: [], VALIDATION: []}
     for task, recs in by_task.items():
         lines[VALIDATION if task in held_out else TRAIN] += recs

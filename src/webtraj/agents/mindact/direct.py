@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from webtraj.agents.mindact.answer import parse_direct
 from webtraj.agents.mindact.prompt import build_direct_prompt
+from webtraj.agents.mindact.settings import PREDICT_DEFAULTS
 from webtraj.agents.mindact.tournament import Ask, no_prediction, step_page, top_candidates
 from webtraj.formats.mind2web.predictions import PredictionOutcome, StepPrediction
 from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 
 
-async def run_direct(step: M2WStep, ask: Ask, *, top_k: int = 50,
+async def run_direct(step: M2WStep, ask: Ask, *, top_k: int = PREDICT_DEFAULTS.top_k,
                      issues: IssueLog | None = None, previous_k: int = 5) -> StepPrediction:
     page = step_page(step, issues)
     if page is None:

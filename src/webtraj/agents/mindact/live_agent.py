@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webtraj.agents.mindact.predictors import llm_ask
+from webtraj.agents.mindact.settings import MindActOptions
 from webtraj.agents.mindact.tournament import run_tournament
 from webtraj.agents.protocol import AgentDecision
 from webtraj.agents.usage import counted
@@ -26,14 +27,14 @@ from webtraj.rank.query import build_query
 class MindActAgent:
     name = "mindact"
 
-    def __init__(self, client: LLMClient, *, ranker: str = "bm25", top_k: int = 50,
-                 seed: int = 0, previous_k: int = 3) -> None:
+    def __init__(self, client: LLMClient, options: MindActOptions | None = None) -> None:
+        options = options or MindActOptions()
         self.client = client
         self.ask = llm_ask(client)
-        self.ranker = make_ranker(ranker)
-        self.top_k = top_k
-        self.seed = seed
-        self.previous_k = previous_k
+        self.ranker = make_ranker(options.ranker)
+        self.top_k = options.top_k
+        self.seed = options.seed
+        self.previous_k = options.previous_k
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:

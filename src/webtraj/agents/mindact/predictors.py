@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from webtraj.agents.mindact.direct import run_direct
 from webtraj.agents.mindact.prompt import SYSTEM_PROMPT
 from webtraj.agents.mindact.screenshots import screenshot_part
+from webtraj.agents.mindact.settings import PREDICT_DEFAULTS
 from webtraj.agents.mindact.tournament import Ask, run_tournament
 from webtraj.formats.mind2web.predictions import (
     PredictionOutcome,
@@ -43,7 +44,8 @@ def with_screenshot(ask: Ask, step: M2WStep, max_side: int | None) -> Ask:
 class MultiChoicePredictor:
     name = "mindact-multichoice"
 
-    def __init__(self, ask: Ask, *, seed: int = 0, top_k: int = 50,
+    def __init__(self, ask: Ask, *, seed: int = PREDICT_DEFAULTS.seed,
+                 top_k: int = PREDICT_DEFAULTS.top_k,
                  issues: IssueLog | None = None, screenshot_max_side: int | None = None
                  ) -> None:
         self.ask, self.seed, self.top_k, self.issues = ask, seed, top_k, issues
@@ -58,7 +60,8 @@ class MultiChoicePredictor:
 class DirectPredictor:
     name = "direct-generation"
 
-    def __init__(self, ask: Ask, *, top_k: int = 50, issues: IssueLog | None = None,
+    def __init__(self, ask: Ask, *, top_k: int = PREDICT_DEFAULTS.top_k,
+                 issues: IssueLog | None = None,
                  screenshot_max_side: int | None = None) -> None:
         self.ask, self.top_k, self.issues = ask, top_k, issues
         self.screenshot_max_side = screenshot_max_side
@@ -129,7 +132,8 @@ def llm_ask(client: Any, *, system: str = SYSTEM_PROMPT, **params: Any
     return ask
 
 
-async def predict_all(steps: Iterable[M2WStep], predictor: Predictor, *, concurrency: int = 8,
+async def predict_all(steps: Iterable[M2WStep], predictor: Predictor, *,
+                      concurrency: int = PREDICT_DEFAULTS.concurrency,
                       on_done: Callable[[StepPrediction], None] | None = None
                       ) -> list[StepPrediction]:
     """Predict every step with at most `concurrency` steps in flight; results keep the input

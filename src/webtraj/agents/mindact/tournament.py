@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from webtraj.agents.mindact.answer import parse_choice
 from webtraj.agents.mindact.prompt import build_choice_prompt
+from webtraj.agents.mindact.settings import PREDICT_DEFAULTS
 from webtraj.dom.cleaned import DomParseError
 from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.predictions import PredictionOutcome, StepPrediction
@@ -43,7 +44,7 @@ class TournamentTrace:
     unreadable_replies: int = 0
 
 
-def top_candidates(step: M2WStep, top_k: int = 50) -> list[str]:
+def top_candidates(step: M2WStep, top_k: int = PREDICT_DEFAULTS.top_k) -> list[str]:
     """Positives then negatives ranked below `top_k` (all of them when ranks are unknown)."""
     out: list[str] = []
     for c in step.pos_candidates + step.neg_candidates:
@@ -78,7 +79,8 @@ def no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = No
                           element=None, meta=meta, outcome=outcome)
 
 
-async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = 0, top_k: int = 50,
+async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = PREDICT_DEFAULTS.seed,
+                         top_k: int = PREDICT_DEFAULTS.top_k,
                          group_size: int = GROUP_SIZE, issues: IssueLog | None = None,
                          previous_k: int = 5) -> StepPrediction:
     page = step_page(step, issues)

@@ -19,14 +19,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import Field
 
 from webtraj.formats.mind2web.predictions import PredKey, StepPrediction
-from webtraj.formats.mind2web.steps import M2WStep
+from webtraj.formats.mind2web.steps import TOP_K, M2WStep
 from webtraj.model.base import FrozenModel
 
-TOP_K = 50
 RECALL_KS = (1, 5, 10, 20, 50)
 ERROR_BUCKETS = ("0", "1", "2", "3", ">3")
 _OP_RE = re.compile(r"(CLICK|SELECT|TYPE)")
 
+
+class ScoreSettings(FrozenModel):
+    """How predictions are scored (`webtraj mind2web score`; `Scorer` takes them one by one)."""
+
+    top_k: int = Field(default=TOP_K, ge=1, description="Recall cap: positives ranked below "
+                       "k are acceptable.")
+    drop_trailing_unranked: bool = Field(
+        default=False, description="Reproduce the reference's drop of trailing unanswerable "
+        "steps from macro metrics.")
+
+
+SCORE_DEFAULTS = ScoreSettings()
 
 
 # --- numerics -------------------------------------------------------------------------
@@ -219,8 +230,8 @@ def _group(tasks: Sequence[_TaskAcc], step_counts: int) -> GroupMetrics:
         steps=step_counts, tasks=len(tasks))
 
 
-def aggregate(results: Sequence[Mind2WebStepScore], *, top_k: int = TOP_K,
-              drop_trailing_unranked: bool = False,
+def aggregate(results: Sequence[Mind2WebStepScore], *, top_k: int = SCORE_DEFAULTS.top_k,
+              drop_trailing_unranked: bool = SCORE_DEFAULTS.drop_trailing_unranked,
               recall: Mapping[str, float] | None = None) -> Mind2WebMetrics:
     """Micro and macro metrics from per-step results, in data order."""
     n = len(results)
@@ -284,8 +295,9 @@ def recall_cap(steps: Iterable[M2WStep], ks: Sequence[int] = RECALL_KS) -> dict[
 class Scorer:
     """Streams steps through `score_step`, keeping only the small per-step results."""
 
-    def __init__(self, predictions: Mapping[PredKey, StepPrediction], *, top_k: int = TOP_K,
-                 drop_trailing_unranked: bool = False,
+    def __init__(self, predictions: Mapping[PredKey, StepPrediction], *,
+                 top_k: int = SCORE_DEFAULTS.top_k,
+                 drop_trailing_unranked: bool = SCORE_DEFAULTS.drop_trailing_unranked,
                  ks: Sequence[int] = RECALL_KS) -> None:
         self.predictions = predictions
         self.top_k = top_k
@@ -317,8 +329,9 @@ class Scorer:
 
 
 def score_steps(steps: Iterable[M2WStep], predictions: Mapping[PredKey, StepPrediction] |
-                Iterable[StepPrediction], *, top_k: int = TOP_K,
-                drop_trailing_unranked: bool = False) -> Mind2WebMetrics:
+                Iterable[StepPrediction], *, top_k: int = SCORE_DEFAULTS.top_k,
+                drop_trailing_unranked: bool = SCORE_DEFAULTS.drop_trailing_unranked
+                ) -> Mind2WebMetrics:
     if not isinstance(predictions, Mapping):
         predictions = {p.key: p for p in predictions}
     scorer = Scorer(predictions, top_k=top_k, drop_trailing_unranked=drop_trailing_unranked)

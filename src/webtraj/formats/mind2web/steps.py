@@ -13,6 +13,10 @@ from pydantic import Field
 from webtraj.model.base import FrozenModel
 
 OPS = ("CLICK", "TYPE", "SELECT")
+# The Mind2Web protocol's candidate cut: the stage-1 ranker's best 50 candidates of a step are
+# those MindAct chooses among, and a positive ranked below them cannot be predicted (the
+# metrics' recall cap). One number for the predictors, the training data and the metrics.
+TOP_K = 50
 
 
 class Candidate(FrozenModel):

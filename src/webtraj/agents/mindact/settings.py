@@ -1,0 +1,38 @@
+"""MindAct's settings, each default declared once: how stage 2 chooses among a step's
+candidates is shared by the offline predictions (`webtraj mind2web predict`, `run`), the
+live `mindact` agent and the export of its training data (`webtraj mind2web export-sft`);
+the commands take their options from these models (`webtraj.cli.run_settings.setting`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from webtraj.formats.mind2web.steps import TOP_K
+from webtraj.model.plugins import StrictOptions
+
+
+class ChoiceSettings(StrictOptions):
+    """Which candidates the model chooses among, and the seed of their shuffle."""
+
+    top_k: int = Field(default=TOP_K, ge=1, description="Candidates per step, the best "
+                       "ranked, that the model chooses among.")
+    seed: int = Field(default=0, description="Seed of the candidate shuffle.")
+
+
+class PredictSettings(ChoiceSettings):
+    """Settings of the offline predictions (`webtraj mind2web predict` and `run`)."""
+
+    concurrency: int = Field(default=8, ge=1, description="Steps in flight.")
+
+
+class MindActOptions(ChoiceSettings):
+    """Options of the `mindact` agent (MindAct stage 1 ranker + stage 2 tournament)."""
+
+    ranker: Literal["bm25", "minilm"] = "bm25"
+    previous_k: int = Field(default=3, ge=0)
+
+
+# The defaults, for the functions that take these settings one by one.
+PREDICT_DEFAULTS = PredictSettings()

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import typer
 
-from webtraj.agents.mindact.settings import PredictSettings
+from webtraj.agents.mindact.settings import PredictSettings, RankSettings
 from webtraj.agents.prompt_builder import PromptOptions
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
@@ -184,7 +184,7 @@ def _progress():
                     transient=True)
 
 
-def rank_source(data: str, out: Path, *, ranker: str = "bm25", model: str | None = None,
+def rank_source(data: str, out: Path, *, ranker: str, model: str | None,
                 limit: int | None = None):
     """Rank every step's candidates; writes rankings JSONL, returns (RecallReport, issues)."""
     from webtraj.formats.mind2web import IssueLog, iter_steps
@@ -213,9 +213,8 @@ def rank_source(data: str, out: Path, *, ranker: str = "bm25", model: str | None
 def rank(
     data: str = typer.Option(..., "--data", help=DATA_HELP),
     out: Path = typer.Option(Path("ranks.jsonl"), "--out", help="Rankings JSONL to write."),
-    ranker: str = typer.Option("bm25", "--ranker", help="bm25, minilm or cross."),
-    model: str | None = typer.Option(None, "--model",
-                                     help="Model path (cross-encoder, or another bi-encoder)."),
+    ranker: str = setting("ranker", model=RankSettings),
+    model: str | None = setting("model", model=RankSettings),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N steps."),
 ) -> None:
     """Rank each step's candidates (query = task + last 3 actions); print Recall@k and MRR.
@@ -351,8 +350,8 @@ def run(
     data: str = typer.Option(..., "--data", help=DATA_HELP),
     out_dir: Path = typer.Option(Path("mind2web-run"), "--out-dir",
                                  help="Folder for ranks, predictions and metrics."),
-    ranker: str = typer.Option("bm25", "--ranker", help="bm25, minilm or cross."),
-    model: str | None = typer.Option(None, "--model", help="Ranker model path."),
+    ranker: str = setting("ranker", model=RankSettings),
+    model: str | None = setting("model", model=RankSettings),
     method: str = typer.Option("multichoice", "--method", help=METHOD_HELP),
     llm: str | None = llm_option("the predictions"),
     seed: int = setting("seed", model=PredictSettings),

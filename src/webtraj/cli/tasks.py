@@ -12,7 +12,8 @@ import typer
 from webtraj.cli.common import console, err_console, esc, fail
 from webtraj.cli.model_options import llm_option, no_cache_option
 from webtraj.cli.run_settings import setting
-from webtraj.generate.options import GenerateOptions, RefreshSettings
+from webtraj.generate.options import DuplicateSettings, GenerateOptions, RefreshSettings
+from webtraj.model.task import Difficulty
 
 app = typer.Typer(help="Generate tasks, extract constraints, refresh dates.\n\nExample: webtraj "
                   "tasks refresh-dates --tasks tasks.jsonl --out fresh.jsonl",
@@ -113,18 +114,16 @@ def generate(
                              "transit, cars) or a web address."),
     n: int = setting("per_level", "--n", model=GenerateOptions),
     out: Path = typer.Option(..., "--out", help="Where to write the tasks (JSONL)."),
-    levels: str = typer.Option("easy,medium,hard", "--levels", help="Difficulty levels."),
+    levels: str = typer.Option(",".join(d.value for d in Difficulty), "--levels",
+                               help="Difficulty levels."),
     llm: str = llm_option("writing the tasks"),
     existing: Path = typer.Option(None, "--existing",
                                   help="Tasks already written: new ones must differ."),
     today: str = typer.Option(None, "--today", help="Today as YYYY-MM-DD (default: now)."),
     seed: int = setting("seed", model=GenerateOptions),
     constraints: str = setting("constraints", model=GenerateOptions),
-    embedder: str = typer.Option("auto", "--embedder",
-                                 help="Near-duplicate test: auto, minilm or ngram."),
-    threshold: float = typer.Option(None, "--dup-threshold", min=0.0, max=1.0,
-                                    help="Similarity at or above which a task is a "
-                                         "duplicate (default: 0.92 minilm, 0.8 ngram)."),
+    embedder: str = setting("embedder", model=DuplicateSettings),
+    threshold: float = setting("threshold", "--dup-threshold", model=DuplicateSettings),
     max_rounds: int = setting("max_rounds", model=GenerateOptions),
     batch: int = setting("batch", model=GenerateOptions),
     strict_dates: bool = setting("strict_dates", model=GenerateOptions),

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from webtraj.generate.options import DUPLICATE_DEFAULTS
 from webtraj.model.base import FrozenModel
 from webtraj.model.exploration import ExplorerPolicy
 from webtraj.model.suite_registry import default_suite
@@ -38,8 +39,8 @@ class ExploreOptions(FrozenModel):
     labeler: Literal["rule", "llm"] = Field(default="rule", description=(
         "How a label is worded: rule, or llm (a model's rewrite, checked to state exactly the "
         "constraints)."))
-    embedder: str = Field(default="auto", description="Near-duplicate instructions by auto, "
-                          "minilm or ngram (as `webtraj tasks generate`).")
+    embedder: str = Field(default=DUPLICATE_DEFAULTS.embedder, description="Near-duplicate "
+                          "instructions by auto, minilm or ngram (as `webtraj tasks generate`).")
     threshold: float | None = Field(default=None, description="Similarity above which an "
                                     "instruction is a near-duplicate (default per embedder).")
     replay: bool = Field(default=True, description="Replay the labeled tasks into "

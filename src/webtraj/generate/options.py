@@ -1,7 +1,7 @@
-"""The settings of a task generation (`webtraj tasks generate`) and of a refresh of task
-dates (`webtraj tasks refresh-dates`), declared once: the commands take their options'
-defaults, bounds and help from them. A module of its own so that the
-command line reads them without importing the pipeline."""
+"""The settings of a task generation (`webtraj tasks generate`, its near-duplicate test
+included) and of a refresh of task dates (`webtraj tasks refresh-dates`), declared once: the
+commands take their options' defaults, bounds and help from them. A module of its own so
+that the command line reads them without importing the pipeline."""
 
 from __future__ import annotations
 
@@ -38,3 +38,17 @@ class RefreshSettings(FrozenModel):
 
 
 REFRESH_DEFAULTS = RefreshSettings()
+
+
+class DuplicateSettings(FrozenModel):
+    """How a near-duplicate instruction is told (`webtraj tasks generate`; `webtraj explore`
+    takes the same embedder)."""
+
+    embedder: str = Field(default="auto", description="Near-duplicate test: auto, minilm or "
+                          "ngram.")
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0, description=(
+        "Similarity at or above which a task is a duplicate (default: 0.92 minilm, 0.8 "
+        "ngram)."))
+
+
+DUPLICATE_DEFAULTS = DuplicateSettings()

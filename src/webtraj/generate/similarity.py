@@ -17,6 +17,8 @@ from typing import Any, Protocol
 
 from unidecode import unidecode
 
+from webtraj.generate.options import DUPLICATE_DEFAULTS
+
 DEFAULT_THRESHOLDS = {"minilm": 0.92, "ngram": 0.8}
 
 
@@ -142,7 +144,7 @@ def _load_minilm(model_path: str | None) -> Any:
     return SentenceTransformer(model_path or minilm_path(), device="cpu")
 
 
-def make_embedder(kind: str = "auto") -> tuple[Embedder, str | None]:
+def make_embedder(kind: str = DUPLICATE_DEFAULTS.embedder) -> tuple[Embedder, str | None]:
     """The embedder, and a note when `auto` had to fall back to character n-grams."""
     if kind == "ngram":
         return NGramEmbedder(), None

@@ -12,7 +12,7 @@ __all__ = ["BM25Ranker", "Ranker", "RecallReport", "StepRanking", "apply_ranking
            "step_candidate_texts", "write_rankings"]
 
 
-def make_ranker(name: str = "bm25", model_path: str | None = None) -> Ranker:
+def make_ranker(name: str, model_path: str | None = None) -> Ranker:
     """`bm25`, `minilm` (optionally another bi-encoder path) or `cross` (needs a path)."""
     if name == "bm25":
         return BM25Ranker()

@@ -1,7 +1,8 @@
-"""MindAct's settings, each default declared once: how stage 2 chooses among a step's
-candidates is shared by the offline predictions (`webtraj mind2web predict`, `run`), the
-live `mindact` agent and the export of its training data (`webtraj mind2web export-sft`);
-the commands take their options from these models (`webtraj.cli.run_settings.setting`)."""
+"""MindAct's settings, each default declared once: which ranker orders a step's candidates
+and how stage 2 chooses among them is shared by the offline commands (`webtraj mind2web
+rank`, `predict`, `run`), the live `mindact` agent and the export of its training data
+(`webtraj mind2web export-sft`); the commands take their options from these models
+(`webtraj.cli.run_settings.setting`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,18 @@ from pydantic import Field
 
 from webtraj.formats.mind2web.steps import TOP_K
 from webtraj.model.plugins import StrictOptions
+
+
+class RankSettings(StrictOptions):
+    """MindAct's stage 1: which ranker orders a step's candidates (`webtraj mind2web rank`
+    and `run`)."""
+
+    ranker: str = Field(default="bm25", description="bm25, minilm or cross.")
+    model: str | None = Field(default=None, description="Model path (cross-encoder, or "
+                              "another bi-encoder).")
+
+
+RANK_DEFAULTS = RankSettings()
 
 
 class ChoiceSettings(StrictOptions):
@@ -30,7 +43,7 @@ class PredictSettings(ChoiceSettings):
 class MindActOptions(ChoiceSettings):
     """Options of the `mindact` agent (MindAct stage 1 ranker + stage 2 tournament)."""
 
-    ranker: Literal["bm25", "minilm"] = "bm25"
+    ranker: Literal["bm25", "minilm"] = RANK_DEFAULTS.ranker
     previous_k: int = Field(default=3, ge=0)
 
 

@@ -22,6 +22,7 @@ from webtraj.cli.importers import _JSON_HELP, _OUT_HELP, _REPLACE_HELP, _Session
 from webtraj.formats.local_files import LocalFiles
 from webtraj.model import InputError
 from webtraj.model.jsonfile import read_json
+from webtraj.suites.webarena_verified.logs import IMPORTED_AGENT
 
 
 def _read_json(path: Path, what: str) -> object:
@@ -53,7 +54,7 @@ def import_logs(
     site_urls: Path = typer.Option(None, "--site-urls", help="JSON mapping sites or "
                                    "placeholders to base URLs, kept in the run so that "
                                    "`webtraj eval --run` can score the logs."),
-    agent: str = typer.Option("imported", "--agent", help="Agent name to record."),
+    agent: str = typer.Option(IMPORTED_AGENT, "--agent", help="Agent name to record."),
     replace: bool = typer.Option(False, "--replace", help=_REPLACE_HELP),
     as_json: bool = typer.Option(False, "--json", help=_JSON_HELP),
 ) -> None:

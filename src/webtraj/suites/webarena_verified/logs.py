@@ -132,7 +132,11 @@ def check_trace(path: Path) -> None:
         load_trace(path)
 
 
-def trajectory_from_log(task: Task, log_dir: str | Path, *, agent: str = "imported",
+# The agent name an imported log is recorded under unless the import names one.
+IMPORTED_AGENT = "imported"
+
+
+def trajectory_from_log(task: Task, log_dir: str | Path, *, agent: str = IMPORTED_AGENT,
                         trial: int = 0, files: LocalFiles | None = None) -> Imported:
     """An agent log folder as a trajectory (no steps: the logs hold none), with the trace
     and the response as artifacts, byte for byte. Every input problem that would make the

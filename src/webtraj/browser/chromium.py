@@ -1,11 +1,18 @@
-"""Launch Debian's Chromium through Playwright; Playwright never downloads a browser here."""
+"""Launch Debian's Chromium through Playwright; Playwright never downloads a browser here.
+
+A headless launch takes Debian's `chromium-headless-shell` when it is installed: the old
+headless shell, the browser Playwright itself runs for `headless=True`, without the full
+browser's window layers. On this project's 2-core machines it runs a MiniWoB++ episode in about
+half the CPU time of `chromium --headless` (docs/performance.md). A headed launch (recording a
+person) needs the full browser. `WEBTRAJ_CHROMIUM` names one binary for every launch."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
-CHROMIUM_PATH = os.environ.get("WEBTRAJ_CHROMIUM", "/usr/bin/chromium")
+FULL_CHROMIUM = "/usr/bin/chromium"
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
 # WebRTC may send UDP only through a proxy, which never carries UDP: no STUN, TURN or ICE
 # packets leave the browser even if a page gets a peer connection past shield.py.
 WEBRTC_ARGS = ("--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -15,10 +22,22 @@ CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync", *WEBRTC_ARGS)
 
 
+def chromium_path(*, headless: bool = True) -> str:
+    """The binary a launch runs: `WEBTRAJ_CHROMIUM` if set, else the headless shell for a
+    headless launch when it is installed, else the full browser."""
+    chosen = os.environ.get("WEBTRAJ_CHROMIUM")
+    if chosen:
+        return chosen
+    if headless and os.access(HEADLESS_SHELL, os.X_OK):
+        return HEADLESS_SHELL
+    return FULL_CHROMIUM
+
+
 def launch_options(**overrides: Any) -> dict[str, Any]:
     """Keyword arguments for `playwright.chromium.launch`: the system binary and safe flags."""
-    opts: dict[str, Any] = {"executable_path": CHROMIUM_PATH, "headless": True,
-                            "args": list(CHROMIUM_ARGS)}
+    headless = bool(overrides.pop("headless", True))
+    opts: dict[str, Any] = {"executable_path": chromium_path(headless=headless),
+                            "headless": headless, "args": list(CHROMIUM_ARGS)}
     extra = overrides.pop("args", None)
     if extra:
         opts["args"] = [*opts["args"], *extra]

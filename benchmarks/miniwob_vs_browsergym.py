@@ -12,7 +12,10 @@ names in, a click or a typed text out), one worker, process start to finish:
   be), with its defaults and with its fixed waits off (slow_mo 0, pre_observation_delay 0),
   on the same pages (the `miniwob` package's HTML, file://).
 
-Chromium is Debian's /usr/bin/chromium for both. Configurations are interleaved,
+Both run the binary webtraj picks for a headless launch (browser/chromium.py: Debian's
+chromium-headless-shell when installed, the browser Playwright itself runs headless, else
+/usr/bin/chromium); `--browsergym-full` adds BrowserGym on Debian's full /usr/bin/chromium
+(the comparison before webtraj took the headless shell). Configurations are interleaved,
 `--repeats` times; per configuration the median of: episodes per minute (end to end),
 seconds per step, start-up (process start to the first episode's first action), CPU seconds
 (this process's children: every process of the run) per episode, success; the machine's load
@@ -48,7 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
 TASKS = ("click-button", "enter-text", "click-checkboxes")
 SEEDS = "0-9"
-CHROMIUM = "/usr/bin/chromium"
+FULL_CHROMIUM = "/usr/bin/chromium"
 BROWSERGYM = "browsergym-miniwob==0.14.3"
 TARGET_DEFAULTS = 4.0
 TARGET_NO_WAITS = 2.7
@@ -206,12 +209,14 @@ def run_webtraj(src: Path, scratch: Path, label: str) -> dict[str, object]:
             "failed": got["failed"], "cpu_by_kind": kinds}
 
 
-def run_browsergym(python: Path, no_waits: bool) -> dict[str, object]:
+def run_browsergym(python: Path, no_waits: bool, chromium: str | None = None
+                   ) -> dict[str, object]:
+    from webtraj.browser.chromium import chromium_path
     from webtraj.suites.miniwob.assets import html_dir
 
     cmd = [str(python), str(BENCH / "miniwob" / "browsergym_side.py"), "--miniwob-url",
            f"file://{html_dir()}/miniwob/", "--tasks", ",".join(TASKS), "--seeds", SEEDS,
-           "--chromium", CHROMIUM]
+           "--chromium", chromium or chromium_path(headless=True)]
     if no_waits:
         cmd.append("--no-waits")
     proc, wall, cpu, kinds = _measured([*cmd, "--t0", repr(time.time())])
@@ -282,6 +287,8 @@ def main() -> None:
     parser.add_argument("--startup", action="store_true",
                         help="also webtraj's start-up for 30 and 300 episodes")
     parser.add_argument("--skip-browsergym", action="store_true")
+    parser.add_argument("--browsergym-full", action="store_true",
+                        help="also BrowserGym on Debian's full /usr/bin/chromium")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -298,6 +305,11 @@ def main() -> None:
     if python is not None:
         configs["BrowserGym defaults"] = lambda: run_browsergym(python, False)
         configs["BrowserGym waits off"] = lambda: run_browsergym(python, True)
+        if args.browsergym_full:
+            configs["BrowserGym defaults, full chromium"] = lambda: run_browsergym(
+                python, False, FULL_CHROMIUM)
+            configs["BrowserGym waits off, full chromium"] = lambda: run_browsergym(
+                python, True, FULL_CHROMIUM)
     results: dict[str, list[dict[str, object]]] = {k: [] for k in configs}
     try:
         names = list(configs)
@@ -344,7 +356,11 @@ def main() -> None:
                                         sorted(parts.items(), key=lambda kv: -kv[1])))
     if "BrowserGym defaults" in per_min:
         for name, target in (("BrowserGym defaults", TARGET_DEFAULTS),
-                             ("BrowserGym waits off", TARGET_NO_WAITS)):
+                             ("BrowserGym waits off", TARGET_NO_WAITS),
+                             ("BrowserGym defaults, full chromium", TARGET_DEFAULTS),
+                             ("BrowserGym waits off, full chromium", TARGET_NO_WAITS)):
+            if name not in results:
+                continue
             ratios = [60 * float(a["episodes"]) / float(a["wall_s"])  # type: ignore[arg-type]
                       / (60 * float(b["episodes"]) / float(b["wall_s"]))  # type: ignore
                       for a, b in zip(results["webtraj"], results[name], strict=True)]

@@ -128,7 +128,11 @@ def process_kind(cmdline: list[str]) -> str:
     """What a process of a run is: Chromium's browser, renderers, GPU or utility process,
     Playwright's driver, a worker, the run's own process, the MiniWoB++ server."""
     line = " ".join(cmdline)
-    if "chromium" in line:
+    # The program (or what its shell wrapper runs), not any argument: BrowserGym's Python is
+    # given `--chromium PATH`.
+    program = [w for w in cmdline[:3] if not w.startswith("-")][:2]
+    if cmdline[:1] == ["/proc/self/exe"] or any(Path(w).name.startswith("chromium")
+                                                 for w in program):
         kind = next((t for t in ("renderer", "gpu-process", "utility", "zygote")
                      if f"--type={t}" in line), "browser")
         return f"chromium {kind}"

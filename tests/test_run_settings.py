@@ -20,6 +20,7 @@ from webtraj.agents.mindact.settings import MindActOptions, PredictSettings, Ran
 from webtraj.cli.app import app
 from webtraj.cli.run_settings import SETTING_MARK, setting_default, setting_of, settings_table
 from webtraj.curate.settings import CurateSettings
+from webtraj.evaluate.constraints.evaluator import ConstraintsOptions
 from webtraj.evaluate.mind2web.step_metrics import ScoreSettings
 from webtraj.execute.curation import CurateRun
 from webtraj.execute.explore import ExploreOptions
@@ -182,7 +183,7 @@ SETTINGS_MODELS = {
     "runs list": (), "runs show": (), "runs upgrade": (), "runs export": (),
     "llm check": (), "llm scripted-server": (), "llm serve-local": (),
     "llm cache stats": (), "llm cache clear": (),
-    "eval": (), "eval webarena-verified": (), "judges compare": (),
+    "eval": (), "eval webarena-verified": (), "judges compare": (ConstraintsOptions,),
     "mind2web score": (ScoreSettings,), "mind2web rank": (RankSettings,),
     "mind2web predict": (PredictSettings,), "mind2web run": (PredictSettings, RankSettings),
     "mind2web export-sft": (SftExportSettings,),

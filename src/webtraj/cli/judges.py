@@ -9,6 +9,8 @@ from rich.table import Table
 
 from webtraj.cli.common import command_line, console, esc, fail, print_json
 from webtraj.cli.model_options import llm_option
+from webtraj.cli.run_settings import setting
+from webtraj.evaluate.constraints.evaluator import ConstraintsOptions
 
 app = typer.Typer(help="Compare constraint judges.\n\nExample: webtraj judges compare --run "
                   "runs/heur --judges rule --reference oracle", no_args_is_help=True)
@@ -27,8 +29,7 @@ def compare(
     reference: str = typer.Option(None, "--reference", help="Reference judge, e.g. oracle."),
     llm: str = llm_option("the llm and vlm judges"),
     rescore: bool = typer.Option(False, "--rescore", help="Judge again even if scores exist."),
-    steps: str = typer.Option("final", "--steps", help="final | all: judge every observation "
-                              "too and report step-level agreement (model judges cost more)."),
+    steps: str = setting("steps", model=ConstraintsOptions),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Judge a run's trajectories with each judge (where not done yet) and report agreement:

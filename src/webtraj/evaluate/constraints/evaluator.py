@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from webtraj.evaluate.constraints.csr import ObservationCSR, trajectory_score, unreadable_csr
 from webtraj.evaluate.constraints.extraction import ExtractionError, extract_constraints
@@ -31,6 +31,9 @@ from webtraj.model.plugins import options_model_of, validate_options
 from webtraj.model.score import Score
 from webtraj.model.trajectory import Trajectory
 
+# Which observations the judge reads: the final one, or every step's as well.
+JudgedSteps = Literal["final", "all"]
+
 
 class ConstraintsOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -38,7 +41,9 @@ class ConstraintsOptions(BaseModel):
     # rule | llm | vlm | oracle, an entry point of `webtraj.judges`, or pkg.mod:Judge
     judge: str = "rule"
     judge_options: dict[str, Any] = {}
-    steps: Literal["final", "all"] = "final"
+    steps: JudgedSteps = Field(
+        default="final", description="final | all: judge every observation too (step-level "
+        "agreement and per-step CSR; model judges cost more).")
     # For tasks without constraints: have a model extract them from the intent first.
     extract: bool = False
     # Rule judge only: what it may read (default data, url and text).
@@ -57,7 +62,8 @@ class ConstraintsOptions(BaseModel):
 
 
 class ConstraintsEvaluator:
-    def __init__(self, judge: ConstraintJudge, steps: str = "final", *,
+    def __init__(self, judge: ConstraintJudge,
+                 steps: JudgedSteps = ConstraintsOptions.model_fields["steps"].default, *,
                  extractor: LLMClient | None = None) -> None:
         self.judge = judge
         self.steps = steps

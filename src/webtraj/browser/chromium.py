@@ -2,9 +2,10 @@
 
 A headless launch takes Debian's `chromium-headless-shell` when it is installed: the old
 headless shell, the browser Playwright itself runs for `headless=True`, without the full
-browser's window layers. On this project's 2-core machines it runs a MiniWoB++ episode in about
-half the CPU time of `chromium --headless` (docs/performance.md). A headed launch (recording a
-person) needs the full browser. `WEBTRAJ_CHROMIUM` names one binary for every launch."""
+browser's window layers. On this project's 2-core machines it runs a MiniWoB++ episode in
+less than half the CPU time of `chromium --headless` (docs/performance.md). A person's
+browser (`webtraj record`, headed or not) is the full one: the shell sometimes sends a page a
+mouse move to (0, 0) that no one made. `WEBTRAJ_CHROMIUM` names one binary for every launch."""
 
 from __future__ import annotations
 

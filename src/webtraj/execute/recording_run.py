@@ -203,11 +203,14 @@ async def _record_all(tasks: list[Task], done: set[tuple[str, int]], scratch: Re
                       store_one: Callable[[Trajectory, Path], None]) -> None:
     from playwright.async_api import async_playwright
 
-    from webtraj.browser.chromium import launch_chromium
+    from webtraj.browser.chromium import chromium_path, launch_chromium
 
     args = [f"--remote-debugging-port={window.cdp_port}"] if window.cdp_port else []
     async with async_playwright() as pw:
-        browser = await launch_chromium(pw, headless=not window.launch_headed(), args=args)
+        # A person's browser is the full one, headless or not: the headless shell sometimes
+        # sends the page a mouse move to (0, 0) that no one made, and it would be recorded.
+        browser = await launch_chromium(pw, headless=not window.launch_headed(), args=args,
+                                        executable_path=chromium_path(headless=False))
         messages: list[Recorder] = []
         panel = await Panel(browser, lambda m: messages[-1].panel_message(m)
                             if messages else None).open()

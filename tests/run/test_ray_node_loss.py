@@ -17,6 +17,7 @@ import pytest
 
 from factories import SANDBOX_TODAY as TODAY
 from factories import wait_until
+from webtraj.cli.common import EPISODE_ERRORS
 from webtraj.model.action_text import ACTION_PHRASE
 from webtraj.store import RunStore
 from webtraj.testing import ScriptedLLMServer
@@ -88,7 +89,9 @@ def test_lost_node_costs_only_its_episodes_and_resume_reruns_them(tmp_path, tmp_
             assert killed
             time.sleep(1.0)
             gate.open.set()
-            assert run.wait(timeout=300) == 0, log.read_text()
+            # It finishes, and says (exit 3) that episodes ended in an error.
+            assert run.wait(timeout=300) == EPISODE_ERRORS, log.read_text()
+            assert "2 of 6 episodes ended in an error" in log.read_text()
         finally:
             if run.poll() is None:
                 run.kill()

@@ -92,3 +92,18 @@ async def test_keyboard_type_types_into_the_focused_element(make_env, site):
     r = await env.step(parse_action("keyboard_type [Lisbon [old town]]"))
     assert r.error is None
     assert "value=Lisbon \\[old town\\]" in r.observation.axtree
+
+
+async def test_only_a_pointer_the_episode_moved_is_recorded(make_env, site):
+    """The headless shell shows each new page a mouse at (0, 0) that no one moved; an
+    observation records the mouse only once an action of the episode has moved it."""
+    env = make_env()
+    await env.reset(site.url("/pointer"))
+    page = await env.tabs.current()
+    await page.mouse.move(0, 0)  # the browser's own move, as the shell makes it
+    obs = await env.observe()
+    assert obs.mouse is None
+    r = await env.step(parse_action("press [Tab]"))  # the keyboard moves no pointer
+    assert r.observation.mouse is None
+    r = await env.step(parse_action("mouse_move [30] [40]"))
+    assert r.observation.mouse == (30.0, 40.0)

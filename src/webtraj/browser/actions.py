@@ -107,6 +107,8 @@ class ActionRunner:
         self.config = config
         # Where this runner's last mouse move left the pointer, per page.
         self.mouse: dict[Page, tuple[float, float]] = {}
+        # Whether an action has moved the mouse (a click or hover goes to its element first).
+        self.pointer_moved = False
         # What the action being run typed into a password field (run() returns it).
         self._typed_secret: str | None = None
 
@@ -179,8 +181,10 @@ class ActionRunner:
         if k in (ActionKind.CLICK, ActionKind.HOVER, ActionKind.TYPE, ActionKind.SELECT):
             loc = await self.locate(page, action)
             if k is ActionKind.CLICK:
+                self.pointer_moved = True
                 await loc.click(timeout=timeout)
             elif k is ActionKind.HOVER:
+                self.pointer_moved = True
                 await loc.hover(timeout=timeout)
             elif k is ActionKind.TYPE:
                 text = self._text(action)
@@ -190,6 +194,7 @@ class ActionRunner:
             else:
                 await self._select(page, loc, action.value or "")
         elif k in POINT_KINDS:
+            self.pointer_moved = True
             await self._mouse(page, action)
         elif k is ActionKind.KEYBOARD_TYPE:
             text = self._text(action)
@@ -199,6 +204,7 @@ class ActionRunner:
         elif k is ActionKind.PRESS:
             await page.keyboard.press(playwright_key(action.value or ""))
         elif k is ActionKind.SCROLL and action.point is not None:
+            self.pointer_moved = True
             await self._wheel(page, action)
         elif k is ActionKind.SCROLL:
             sign = -1 if action.value == "up" else 1
@@ -296,6 +302,7 @@ class ActionRunner:
                 raise ActionFailed(f"the list has no option {value!r}")
             await loc.select_option(index=index, timeout=timeout)
             return
+        self.pointer_moved = True
         await loc.click(timeout=timeout)
         if await self._click_option(page, value):
             return

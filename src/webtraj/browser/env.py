@@ -218,6 +218,10 @@ class BrowserEnv:
         session = self.allowlist.session(page) if self.allowlist else None
         obs = await capture(page, tabs, self.config, error=error, dialogs=new_dialogs,
                             session=session, times=times, secrets=self.passwords.values)
+        if obs.mouse is not None and not (self._runner and self._runner.pointer_moved):
+            # Only a pointer the episode moved: the headless shell shows every new page a
+            # mouse at (0, 0) that no one moved (the full browser shows it none).
+            obs = obs.model_copy(update={"mouse": None})
         self._boxes = obs.element_boxes
         return obs
 

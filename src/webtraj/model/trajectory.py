@@ -51,7 +51,8 @@ class Observation(FrozenModel):
     unreadable: str | None = None
     # Machine-readable data the page publishes (parsed JSON-LD blocks), for rule judges.
     structured_data: tuple[JsonValue, ...] = ()
-    # The last mouse position the page saw (viewport CSS pixels), when it saw one.
+    # The last mouse position the page saw (viewport CSS pixels), once an action of the
+    # episode has moved the pointer.
     mouse: tuple[float, float] | None = None
     # Where each element of the tree is (x, y, width, height in viewport CSS pixels, as the
     # screenshot shows it), by id: what an agent acting at coordinates aims at.

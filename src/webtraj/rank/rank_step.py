@@ -11,7 +11,7 @@ from webtraj.dom.candidate_text import attributes_text
 from webtraj.dom.cleaned import DomParseError
 from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.steps import IssueLog, M2WStep
-from webtraj.rank.query import build_query
+from webtraj.rank.query import PREVIOUS_K, build_query
 from webtraj.rank.ranks_file import StepRanking
 
 
@@ -44,7 +44,7 @@ def ranks_from_scores(ids: Sequence[str], scores: Sequence[float]) -> dict[str, 
 
 
 def rank_step(step: M2WStep, ranker: Ranker, issues: IssueLog | None = None, *,
-              previous_k: int = 3) -> StepRanking:
+              previous_k: int = PREVIOUS_K) -> StepRanking:
     texts = step_candidate_texts(step, issues)
     ids = list(texts)
     scores = ranker.score(build_query(step.confirmed_task, step.previous_actions, previous_k),

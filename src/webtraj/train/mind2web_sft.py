@@ -34,8 +34,6 @@ class SftExportSettings(ChoiceSettings):
                       "shuffle and the split.")
     neg_groups: int = Field(default=1, ge=0, description="'None of the above' questions per "
                             "step.")
-    previous_k: int = Field(default=5, ge=0, description="Previous actions each question "
-                            "shows.")
     val_fraction: float = Field(default=0.0, ge=0.0, le=0.99, description="Share of tasks in "
                                 "validation.")
     limit: int | None = Field(default=None, ge=1, description="Only the first N steps.")

@@ -12,7 +12,8 @@ from webtraj.formats.mind2web.steps import IssueLog, M2WStep
 
 
 async def run_direct(step: M2WStep, ask: Ask, *, top_k: int = PREDICT_DEFAULTS.top_k,
-                     issues: IssueLog | None = None, previous_k: int = 5) -> StepPrediction:
+                     issues: IssueLog | None = None,
+                     previous_k: int = PREDICT_DEFAULTS.previous_k) -> StepPrediction:
     page = step_page(step, issues)
     if page is None:
         return no_prediction(step, "unparseable cleaned_html",

@@ -35,6 +35,7 @@ class MindActAgent:
         self.top_k = options.top_k
         self.seed = options.seed
         self.previous_k = options.previous_k
+        self.query_previous_k = options.query_previous_k
 
     async def act(self, task: Task, observation: Observation,
                   history: Sequence[Step]) -> AgentDecision:
@@ -47,7 +48,7 @@ class MindActAgent:
         if not cands:
             return AgentDecision(error="no actionable element on the page")
         previous = tuple(action_text(s.action) for s in history if s.action is not None)
-        query = build_query(task.intent, previous, self.previous_k)
+        query = build_query(task.intent, previous, self.query_previous_k)
         scores = self.ranker.score(query, [text for _, text in cands])
         order = sorted(range(len(cands)), key=lambda i: (-scores[i], i))
         ranks = {cands[i][0]: r for r, i in enumerate(order)}

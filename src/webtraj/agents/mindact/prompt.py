@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from webtraj.agents.mindact.settings import PREDICT_DEFAULTS
 from webtraj.dom.page import CleanedPage
 from webtraj.formats.mind2web.steps import M2WStep
 
@@ -51,7 +52,7 @@ def _header(step: M2WStep, previous_k: int) -> str:
 
 
 def build_choice_prompt(step: M2WStep, page: CleanedPage, candidate_ids: Sequence[str], *,
-                        previous_k: int = 5) -> ChoicePrompt:
+                        previous_k: int = PREDICT_DEFAULTS.previous_k) -> ChoicePrompt:
     tr = page.pruned_tree(candidate_ids)
     # Page order (the order of id=N), as the option letters follow the page.
     choices = [(cid, (tr.choices or {})[cid]) for cid in tr.id_mapping]
@@ -71,7 +72,7 @@ class DirectPrompt:
 
 
 def build_direct_prompt(step: M2WStep, page: CleanedPage, candidate_ids: Sequence[str], *,
-                        previous_k: int = 5) -> DirectPrompt:
+                        previous_k: int = PREDICT_DEFAULTS.previous_k) -> DirectPrompt:
     tr = page.pruned_tree(candidate_ids)
     text = (f"```\n{tr.text}\n```\n\n" + _header(step, previous_k)
             + "What is the next action?\n" + DIRECT_FORMAT)

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from webtraj.formats.mind2web.steps import TOP_K
 from webtraj.model.plugins import StrictOptions
+from webtraj.rank.query import PREVIOUS_K
 
 
 class RankSettings(StrictOptions):
@@ -32,6 +33,8 @@ class ChoiceSettings(StrictOptions):
     top_k: int = Field(default=TOP_K, ge=1, description="Candidates per step, the best "
                        "ranked, that the model chooses among.")
     seed: int = Field(default=0, description="Seed of the candidate shuffle.")
+    previous_k: int = Field(default=5, ge=0, description="Previous actions each question "
+                            "shows.")
 
 
 class PredictSettings(ChoiceSettings):
@@ -44,7 +47,8 @@ class MindActOptions(ChoiceSettings):
     """Options of the `mindact` agent (MindAct stage 1 ranker + stage 2 tournament)."""
 
     ranker: Literal["bm25", "minilm"] = RANK_DEFAULTS.ranker
-    previous_k: int = Field(default=3, ge=0)
+    # Previous actions in the ranking query (stage 1; `previous_k`: in the questions).
+    query_previous_k: int = Field(default=PREVIOUS_K, ge=0)
 
 
 # The defaults, for the functions that take these settings one by one.

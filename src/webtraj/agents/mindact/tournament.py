@@ -82,7 +82,7 @@ def no_prediction(step: M2WStep, reason: str, trace: TournamentTrace | None = No
 async def run_tournament(step: M2WStep, ask: Ask, *, seed: int = PREDICT_DEFAULTS.seed,
                          top_k: int = PREDICT_DEFAULTS.top_k,
                          group_size: int = GROUP_SIZE, issues: IssueLog | None = None,
-                         previous_k: int = 5) -> StepPrediction:
+                         previous_k: int = PREDICT_DEFAULTS.previous_k) -> StepPrediction:
     page = step_page(step, issues)
     if page is None:
         return no_prediction(step, "unparseable cleaned_html",
